@@ -1,0 +1,372 @@
+"""QueryEngine: one session's lifecycle around the loop.
+
+The loop runs one submission; the engine owns what outlives it: the conversation, usage and cost, budgets,
+permission denials, and the final ``result``. It speaks Claude Code's SDK message shapes, so every face (and
+anything that reads ``stream-json``) sees one vocabulary.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from agentcli import __version__
+from agentcli.api.accumulate import USAGE_KEYS, empty_usage
+from agentcli.api.client import ModelClient
+from agentcli.api.pricing import CONTEXT_WINDOW, cost_usd
+from agentcli.events import (
+    AssistantTurn,
+    LoopEnded,
+    Notice,
+    RequestStarted,
+    StreamDelta,
+    ToolFinished,
+    ToolProgress,
+    ToolResults,
+    ToolStarted,
+)
+from agentcli.loop.query import query
+from agentcli.loop.repair import synthetic_results, unanswered_tool_uses
+from agentcli.loop.state import QueryParams
+from agentcli.tools.base import Tool, ToolCall, ToolEnv, ToolRegistry
+from agentcli.tools.permissions import CanUseTool, PermissionDecision, allow_all
+
+Message = dict[str, Any]
+
+
+class Recorder(Protocol):
+    """Where the engine persists what happened (the transcript store implements it)."""
+
+    def record(self, entry: Message) -> None: ...
+
+    def flush(self, *, durable: bool = False) -> None: ...
+
+
+@dataclass
+class EngineConfig:
+    client: ModelClient
+    registry: ToolRegistry
+    tool_env: ToolEnv
+    model: str
+    system_prompt: str | None = None
+    max_tokens: int = 32_000
+    max_turns: int | None = None
+    max_budget_usd: float | None = None
+    permission_mode: str = "default"
+    can_use_tool: CanUseTool = allow_all
+    session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    include_partial_messages: bool = False
+    recorder: Recorder | None = None
+    slash_commands: list[str] = field(default_factory=list)
+    api_key_source: str = "none"
+
+
+@dataclass
+class ModelUsage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cost_usd: float = 0.0
+    priced: bool = True
+
+    def sdk(self) -> dict[str, Any]:
+        return {
+            "inputTokens": self.input_tokens,
+            "outputTokens": self.output_tokens,
+            "cacheReadInputTokens": self.cache_read_input_tokens,
+            "cacheCreationInputTokens": self.cache_creation_input_tokens,
+            "webSearchRequests": 0,
+            "costUSD": self.cost_usd,
+            "contextWindow": CONTEXT_WINDOW,
+        }
+
+
+class QueryEngine:
+    """Owns one session. ``submit_message`` may be called again for each new prompt."""
+
+    def __init__(self, config: EngineConfig, messages: list[Message] | None = None) -> None:
+        self.config = config
+        self.messages: list[Message] = list(messages or [])
+        self.session_id = config.session_id
+        self.total_usage = empty_usage()
+        self.model_usage: dict[str, ModelUsage] = {}
+        self.total_cost_usd = 0.0
+        self.permission_denials: list[dict[str, Any]] = []
+        self._init_sent = False
+        self._task: asyncio.Task[Any] | None = None
+        self._interrupted = False
+
+    # -- permissions -----------------------------------------------------------------------------------------------
+
+    async def _can_use_tool(self, tool: Tool, tool_input: dict[str, Any], call: ToolCall) -> PermissionDecision:
+        decision = await self.config.can_use_tool(tool, tool_input, call)
+        if decision.behavior != "allow":
+            self.permission_denials.append(
+                {"tool_name": tool.name, "tool_use_id": call.tool_use_id, "tool_input": tool_input}
+            )
+        return decision
+
+    # -- message shapes --------------------------------------------------------------------------------------------
+
+    def _envelope(self, payload: Message) -> Message:
+        payload["session_id"] = self.session_id
+        payload["uuid"] = str(uuid.uuid4())
+        return payload
+
+    def init_message(self) -> Message:
+        return self._envelope(
+            {
+                "type": "system",
+                "subtype": "init",
+                "cwd": str(self.config.tool_env.project_dir),
+                "model": self.config.model,
+                "tools": self.config.registry.names,
+                "mcp_servers": [],
+                "permissionMode": self.config.permission_mode,
+                "slash_commands": list(self.config.slash_commands),
+                "apiKeySource": self.config.api_key_source,
+                "version": __version__,
+                "output_style": "default",
+            }
+        )
+
+    def _record(self, entry: Message) -> None:
+        if self.config.recorder is not None:
+            self.config.recorder.record(entry)
+
+    # -- the lifecycle ---------------------------------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        """Release the model client's connections; the engine can't submit afterwards."""
+        await self.config.client.aclose()
+
+    def interrupt(self) -> None:
+        """Stop the running submission: the stream and tools stop, open tool calls get an error result."""
+        self._interrupted = True
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    async def submit_message(self, prompt: str | list[dict[str, Any]]) -> AsyncIterator[Message]:
+        """Run one prompt to its end, yielding SDK-shaped messages; the last one is the ``result``."""
+        started = time.monotonic()
+        api_time = 0.0
+        turns = 0
+        last_stop_reason: str | None = None
+        last_text = ""
+        errors: list[str] = []
+        subtype = "success"
+        self._interrupted = False
+        self._task = asyncio.current_task()
+
+        if not self._init_sent:
+            self._init_sent = True
+            init = self.init_message()
+            self._record(init)
+            yield init
+
+        user_param: Message = {"role": "user", "content": prompt}
+        self.messages.append(user_param)
+        self._record(self._envelope({"type": "user", "message": user_param, "parent_tool_use_id": None}))
+        if self.config.recorder is not None:
+            self.config.recorder.flush()
+
+        params = QueryParams(
+            client=self.config.client,
+            registry=self.config.registry,
+            tool_env=self.config.tool_env,
+            model=self.config.model,
+            messages=self.messages,
+            system=self.config.system_prompt,
+            max_tokens=self.config.max_tokens,
+            max_turns=self.config.max_turns,
+            can_use_tool=self._can_use_tool,
+        )
+        partial = self.config.include_partial_messages
+        loop = query(params)
+        request_started = 0.0
+        try:
+            async for event in loop:
+                if isinstance(event, StreamDelta):
+                    if partial:
+                        yield self._envelope({"type": "stream_event", "event": event.event, "parent_tool_use_id": None})
+                elif isinstance(event, AssistantTurn):
+                    api_time += time.monotonic() - request_started
+                    turns += 1
+                    message = event.message
+                    last_stop_reason = message.get("stop_reason")
+                    self._add_usage(message.get("model") or self.config.model, message.get("usage") or {})
+                    if event.param["content"]:
+                        self.messages.append(event.param)
+                    last_text = "".join(b.get("text", "") for b in message["content"] if b.get("type") == "text")
+                    out = self._envelope({"type": "assistant", "message": message, "parent_tool_use_id": None})
+                    self._record(out)
+                    yield out
+                    if self._over_budget():
+                        subtype = "error_max_budget_usd"
+                        errors.append(f"Reached maximum budget (${self.config.max_budget_usd})")
+                        break
+                elif isinstance(event, ToolResults):
+                    self.messages.append(event.param)
+                    for finished in event.finished:
+                        out = self._tool_result_message(finished)
+                        self._record(out)
+                        yield out
+                    if self.config.recorder is not None:
+                        self.config.recorder.flush(durable=True)
+                elif isinstance(event, RequestStarted):
+                    request_started = time.monotonic()
+                elif isinstance(event, (ToolStarted, ToolProgress, ToolFinished)):
+                    if partial:
+                        yield self._tool_event_message(event)
+                elif isinstance(event, Notice):
+                    out = self._envelope({"type": "system", "subtype": event.subtype, **event.data})
+                    self._record(out)
+                    yield out
+                elif isinstance(event, LoopEnded):
+                    if event.reason == "max_turns":
+                        subtype = "error_max_turns"
+                        errors.append(f"Reached maximum number of turns ({self.config.max_turns})")
+                    elif event.reason != "completed":
+                        subtype = "error_during_execution"
+                        errors.append(event.error or event.reason)
+                        if event.error:
+                            error_message = self._api_error_message(event.error)
+                            self._record(error_message)
+                            yield error_message
+        except asyncio.CancelledError:
+            if not self._interrupted:
+                raise
+            subtype = "error_during_execution"
+            errors.append("Interrupted by user")
+            asyncio.current_task().uncancel()  # type: ignore[union-attr]
+        except Exception as exc:
+            subtype = "error_during_execution"
+            errors.append(f"{type(exc).__name__}: {exc}")
+        finally:
+            await loop.aclose()
+            self._task = None
+
+        repaired = synthetic_results(
+            unanswered_tool_uses(self.messages),
+            "Interrupted by user" if self._interrupted else "Cancelled: the turn ended before this tool ran",
+        )
+        if repaired is not None:
+            self.messages.append(repaired)
+            self._record(self._envelope({"type": "user", "message": repaired, "parent_tool_use_id": None}))
+
+        result = self._result(subtype, turns, started, api_time, last_text, last_stop_reason, errors)
+        self._record(result)
+        if self.config.recorder is not None:
+            self.config.recorder.flush(durable=True)
+        yield result
+
+    # -- accounting ------------------------------------------------------------------------------------------------
+
+    def _add_usage(self, model: str, usage: dict[str, Any]) -> None:
+        for key in USAGE_KEYS:
+            self.total_usage[key] += int(usage.get(key) or 0)
+        entry = self.model_usage.setdefault(model, ModelUsage())
+        entry.input_tokens += int(usage.get("input_tokens") or 0)
+        entry.output_tokens += int(usage.get("output_tokens") or 0)
+        entry.cache_read_input_tokens += int(usage.get("cache_read_input_tokens") or 0)
+        entry.cache_creation_input_tokens += int(usage.get("cache_creation_input_tokens") or 0)
+        cost = cost_usd(model, usage)
+        if cost is None:
+            entry.priced = False
+        else:
+            entry.cost_usd += cost
+            self.total_cost_usd += cost
+
+    def _over_budget(self) -> bool:
+        limit = self.config.max_budget_usd
+        return limit is not None and self.total_cost_usd >= limit
+
+    def _tool_result_message(self, finished: ToolFinished) -> Message:
+        payload: Message = {
+            "type": "user",
+            "message": {"role": "user", "content": [finished.block]},
+            "parent_tool_use_id": None,
+        }
+        if finished.structured is not None:
+            payload["tool_use_result"] = finished.structured
+        return self._envelope(payload)
+
+    def _tool_event_message(self, event: ToolStarted | ToolProgress | ToolFinished) -> Message:
+        if isinstance(event, ToolProgress):
+            return self._envelope(
+                {
+                    "type": "system",
+                    "subtype": "tool_progress",
+                    "tool_use_id": event.tool_use_id,
+                    "tool_name": event.name,
+                    "elapsed_time_seconds": round(event.elapsed_s, 3),
+                    "output": event.output,
+                }
+            )
+        if isinstance(event, ToolStarted):
+            return self._envelope(
+                {"type": "system", "subtype": "tool_started", "tool_use_id": event.tool_use_id,
+                 "tool_name": event.name, "tool_input": event.input}
+            )
+        return self._envelope(
+            {"type": "system", "subtype": "tool_finished", "tool_use_id": event.tool_use_id, "tool_name": event.name,
+             "is_error": event.is_error, "duration_ms": int(event.duration_s * 1000)}
+        )
+
+    def _api_error_message(self, error: str) -> Message:
+        """An assistant-shaped message that shows the error; faces display it, requests never include it."""
+        return self._envelope(
+            {
+                "type": "assistant",
+                "message": {
+                    "id": f"msg_error_{uuid.uuid4().hex[:12]}",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "<synthetic>",
+                    "content": [{"type": "text", "text": f"API Error: {error}"}],
+                    "stop_reason": "stop_sequence",
+                    "stop_sequence": "",
+                    "usage": empty_usage(),
+                },
+                "parent_tool_use_id": None,
+                "error": "unknown",
+                "isApiErrorMessage": True,
+            }
+        )
+
+    def _result(
+        self,
+        subtype: str,
+        turns: int,
+        started: float,
+        api_time: float,
+        text: str,
+        stop_reason: str | None,
+        errors: list[str],
+    ) -> Message:
+        is_error = subtype != "success"
+        result: Message = {
+            "type": "result",
+            "subtype": subtype,
+            "is_error": is_error,
+            "duration_ms": int((time.monotonic() - started) * 1000),
+            "duration_api_ms": int(api_time * 1000),
+            "num_turns": turns,
+            "result": text if not is_error or not errors else (text or errors[-1]),
+            "stop_reason": stop_reason,
+            "total_cost_usd": round(self.total_cost_usd, 8),
+            "usage": dict(self.total_usage),
+            "modelUsage": {model: usage.sdk() for model, usage in self.model_usage.items()},
+            "permission_denials": list(self.permission_denials),
+        }
+        unpriced = [model for model, usage in self.model_usage.items() if not usage.priced]
+        if unpriced:
+            result["unpriced_models"] = unpriced
+        if errors:
+            result["errors"] = errors
+        return self._envelope(result)

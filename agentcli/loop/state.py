@@ -1,0 +1,37 @@
+"""The loop's explicit state: what carries from one iteration to the next, and why we are in this one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentcli.api.client import ModelClient
+from agentcli.tools.base import ToolEnv, ToolRegistry
+from agentcli.tools.permissions import CanUseTool, allow_all
+
+
+@dataclass
+class QueryParams:
+    """The loop's collaborators and limits, handed in by whoever runs it (the engine, a sub-agent, a test)."""
+
+    client: ModelClient
+    registry: ToolRegistry
+    tool_env: ToolEnv
+    model: str
+    messages: list[dict[str, Any]]
+    system: str | list[dict[str, Any]] | None = None
+    max_tokens: int = 32_000
+    max_turns: int | None = None
+    can_use_tool: CanUseTool = allow_all
+    thinking: dict[str, Any] | None = None
+
+
+@dataclass
+class LoopState:
+    """Carried across iterations. ``messages`` is appended to, never edited: sent messages are immutable."""
+
+    messages: list[dict[str, Any]]
+    turn_count: int = 1
+    transition: str | None = None
+    """Why this iteration runs: None for the first, ``tool_use`` after tool results."""
+    extra: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,177 @@
+"""Scenario files: the scripted replies the fake Messages API plays back, one turn per request."""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+StopReason = Literal[
+    "end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal", "model_context_window_exceeded"
+]
+
+_SCENARIO_DIR = Path(__file__).with_name("scenarios")
+
+
+class _Strict(BaseModel):
+    """Rejects unknown keys so a typo in a scenario file fails loudly instead of being ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class TextSpec(_Strict):
+    """A text block, streamed as `chunks` text_delta events."""
+
+    type: Literal["text"]
+    text: str
+    chunks: int | None = Field(default=None, ge=1)
+
+
+class ThinkingSpec(_Strict):
+    """A thinking block: thinking_delta events followed by one signature_delta."""
+
+    type: Literal["thinking"]
+    thinking: str
+    signature: str = Field(default_factory=lambda: f"sig_fake_{uuid.uuid4().hex}", min_length=1)
+    chunks: int | None = Field(default=None, ge=1)
+
+
+class RedactedThinkingSpec(_Strict):
+    """A redacted thinking block: delivered whole in content_block_start, no deltas."""
+
+    type: Literal["redacted_thinking"]
+    data: str = Field(min_length=1)
+
+
+class ToolUseSpec(_Strict):
+    """A tool call whose serialized input is streamed as `chunks` input_json_delta pieces.
+
+    `ensure_ascii` serializes non-ASCII input as \\uXXXX escapes, so pieces can end inside an escape sequence.
+    """
+
+    type: Literal["tool_use"]
+    id: str = Field(default_factory=lambda: f"toolu_fake_{uuid.uuid4().hex[:24]}", pattern=r"^[a-zA-Z0-9_-]+$")
+    name: str = Field(pattern=r"^[a-zA-Z0-9_-]{1,128}$")
+    input: dict[str, Any] = Field(default_factory=dict)
+    chunks: int | None = Field(default=None, ge=1)
+    ensure_ascii: bool = False
+
+    def input_json(self) -> str:
+        """The exact text the deltas are cut from; concatenating them must give back this string."""
+        return json.dumps(self.input, ensure_ascii=self.ensure_ascii)
+
+
+ContentSpec = Annotated[TextSpec | ThinkingSpec | RedactedThinkingSpec | ToolUseSpec, Field(discriminator="type")]
+
+
+class UsageSpec(_Strict):
+    """Token counts to report; anything left out is estimated from the request or the scripted content."""
+
+    input_tokens: int | None = Field(default=None, ge=0)
+    output_tokens: int | None = Field(default=None, ge=0)
+    cache_creation_input_tokens: int = Field(default=0, ge=0)
+    cache_read_input_tokens: int = Field(default=0, ge=0)
+
+
+class Expectation(_Strict):
+    """Checks on the incoming request; a failure is recorded as a violation but the turn is still served."""
+
+    last_user_text_contains: str | None = None
+    tool_result_for: str | list[str] | None = None
+
+
+class HttpFault(_Strict):
+    """Answer with an HTTP error instead of the turn's content."""
+
+    kind: Literal["http"]
+    status: int = Field(ge=400, le=599)
+    error_type: str | None = None
+    message: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+
+
+class PromptTooLongFault(_Strict):
+    """The 400 the real API gives when the conversation no longer fits the context window."""
+
+    kind: Literal["prompt_too_long"]
+    tokens: int = Field(default=250_000, ge=1)
+    maximum: int = Field(default=200_000, ge=1)
+
+
+class DropFault(_Strict):
+    """Close the connection after `after_events` SSE events without ending the chunked body."""
+
+    kind: Literal["drop"]
+    after_events: int = Field(default=0, ge=0)
+
+
+class StallFault(_Strict):
+    """Go silent (no pings either) after `after_events` events for `seconds`, then close the connection."""
+
+    kind: Literal["stall"]
+    after_events: int = Field(default=0, ge=0)
+    seconds: float = Field(default=30.0, ge=0)
+
+
+class SseErrorFault(_Strict):
+    """Send an `error` event after `after_events` events, then end the stream cleanly."""
+
+    kind: Literal["sse_error"]
+    after_events: int = Field(default=0, ge=0)
+    error_type: str = "overloaded_error"
+    message: str = "Overloaded"
+
+
+Fault = Annotated[HttpFault | PromptTooLongFault | DropFault | StallFault | SseErrorFault, Field(discriminator="kind")]
+
+
+class Turn(_Strict):
+    """One scripted reply: consumed by exactly one valid POST /v1/messages."""
+
+    content: list[ContentSpec] = Field(default_factory=list)
+    stop_reason: StopReason | None = None
+    stop_sequence: str | None = None
+    usage: UsageSpec = Field(default_factory=UsageSpec)
+    delay_ms: float = Field(default=0, ge=0)
+    first_byte_delay_ms: float = Field(default=0, ge=0)
+    ping_every: int = Field(default=0, ge=0)
+    id: str | None = None
+    expect: Expectation | None = None
+    fault: Fault | None = None
+
+    def resolved_stop_reason(self) -> str:
+        """The scripted stop reason, or what the real API would report for this content."""
+        if self.stop_reason is not None:
+            return self.stop_reason
+        return "tool_use" if any(isinstance(b, ToolUseSpec) for b in self.content) else "end_turn"
+
+
+class Scenario(_Strict):
+    """A whole conversation script plus what to do once it runs out."""
+
+    description: str | None = None
+    model: str | None = None
+    turns: list[Turn] = Field(default_factory=list)
+    on_exhausted: Literal["error", "repeat_last", "echo"] = "error"
+
+
+def bundled_scenario_path(name: str) -> Path:
+    """Path of a scenario shipped with the package, e.g. `demo` -> scenarios/demo.json."""
+    return _SCENARIO_DIR / f"{name.removesuffix('.json')}.json"
+
+
+def load_scenario(source: Scenario | Mapping[str, Any] | str | os.PathLike[str]) -> Scenario:
+    """Accept a Scenario, a plain dict, a JSON file path or the name of a bundled scenario."""
+    if isinstance(source, Scenario):
+        return source
+    if isinstance(source, Mapping):
+        return Scenario.model_validate(dict(source))
+    path = Path(source)
+    if not path.exists() and isinstance(source, str) and bundled_scenario_path(source).exists():
+        path = bundled_scenario_path(source)
+    return Scenario.model_validate_json(path.read_text(encoding="utf-8"))

@@ -1,0 +1,204 @@
+"""The tool interface: what a tool declares, what it receives, what it returns.
+
+Inputs are pydantic models (they produce the JSON Schema the model reads and validate what it sends); results
+carry both the content for the model and a structured record for faces and hooks (``tool_use_result``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+
+class ToolInput(BaseModel):
+    """Base for tool inputs: strict types and no unknown keys, as the model is told in the schema."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+@dataclass(slots=True)
+class FileSnapshot:
+    """What a file looked like when the model last read or wrote it (Edit/Write refuse stale files)."""
+
+    mtime_ns: int
+    size: int
+    content: str | None = None
+
+
+@dataclass
+class SessionToolState:
+    """State that tools share across one session: files read, the task list, the shell's directory."""
+
+    read_files: dict[str, FileSnapshot] = field(default_factory=dict)
+    todos: list[dict[str, Any]] = field(default_factory=list)
+    shell_cwd: Path | None = None
+
+
+@dataclass
+class ToolEnv:
+    """Session-wide context every tool call gets."""
+
+    project_dir: Path
+    state: SessionToolState = field(default_factory=SessionToolState)
+    env: dict[str, str] = field(default_factory=dict)
+    """Extra environment variables (from settings) for commands tools run."""
+    scratch_dir: Path | None = None
+    """Where oversized results are written; None keeps them inline (truncated)."""
+
+
+@dataclass
+class ToolCall:
+    """One invocation: the session context plus what belongs to this call alone."""
+
+    env: ToolEnv
+    tool_use_id: str
+    report: Callable[[str], None] = lambda _text: None
+    """Report progress (for example the output so far); faces show it live."""
+    cancelled: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+@dataclass(slots=True)
+class ToolOutput:
+    """A tool's answer: ``content`` goes to the model, ``structured`` to faces, hooks and the transcript."""
+
+    content: str | list[dict[str, Any]]
+    is_error: bool = False
+    structured: dict[str, Any] | None = None
+
+
+class ToolFailure(Exception):
+    """Raised inside a tool for an expected failure; becomes an is_error tool_result with this message."""
+
+
+class Tool(ABC):
+    """A capability the model can call. Subclasses set the class attributes and implement :meth:`call`."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    input_model: ClassVar[type[ToolInput]]
+
+    def is_read_only(self, tool_input: Any) -> bool:
+        return False
+
+    def is_concurrency_safe(self, tool_input: Any) -> bool:
+        """True when this call may run alongside others (read-only work, usually)."""
+        return self.is_read_only(tool_input)
+
+    def target_path(self, tool_input: Any) -> str | None:
+        """The file or folder this call touches, for permission rules; None when it touches none."""
+        return None
+
+    @abstractmethod
+    async def call(self, tool_input: Any, call: ToolCall) -> ToolOutput: ...
+
+    def api_schema(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description, "input_schema": json_schema(self.input_model)}
+
+
+def json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON Schema without pydantic's titles (tokens the model does not need)."""
+    schema = model.model_json_schema()
+    return _strip_titles(schema)
+
+
+def _strip_titles(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _strip_titles(v) for k, v in node.items() if k != "title" or not isinstance(v, str)}
+    if isinstance(node, list):
+        return [_strip_titles(v) for v in node]
+    return node
+
+
+_EXPECTED = {
+    "string_type": "string",
+    "int_type": "number",
+    "int_from_float": "number",
+    "float_type": "number",
+    "bool_type": "boolean",
+    "list_type": "array",
+    "dict_type": "object",
+    "model_type": "object",
+    "model_attributes_type": "object",
+}
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def _path(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def format_validation_error(tool_name: str, error: ValidationError) -> str:
+    """Say what is wrong with a tool input the way the model best understands it (one line per issue)."""
+    missing: list[str] = []
+    unexpected: list[str] = []
+    mismatched: list[str] = []
+    other: list[str] = []
+    for issue in error.errors():
+        loc = _path(tuple(issue["loc"]))
+        kind = issue["type"]
+        if kind == "missing":
+            missing.append(f"The required parameter `{loc}` is missing")
+        elif kind == "extra_forbidden":
+            unexpected.append(f"An unexpected parameter `{loc}` was provided")
+        elif kind in _EXPECTED:
+            mismatched.append(
+                f"The parameter `{loc}` type is expected as `{_EXPECTED[kind]}` "
+                f"but provided as `{_json_type(issue.get('input'))}`"
+            )
+        else:
+            other.append(f"The parameter `{loc}` is invalid: {issue['msg']}")
+    parts = missing + unexpected + mismatched + other
+    noun = "issues" if len(parts) > 1 else "issue"
+    return f"{tool_name} failed due to the following {noun}:\n" + "\n".join(parts)
+
+
+def parse_input(tool: Tool, raw: dict[str, Any]) -> ToolInput | str:
+    """Validate ``raw`` against the tool's input model: the parsed input, or the message for the model."""
+    try:
+        return tool.input_model.model_validate(raw)
+    except ValidationError as exc:
+        return format_validation_error(tool.name, exc)
+
+
+class ToolRegistry:
+    """The tools of one session, and their API schemas (computed once so every request repeats them byte for byte)."""
+
+    def __init__(self, tools: list[Tool]) -> None:
+        self._tools = {tool.name: tool for tool in tools}
+        self._schemas: list[dict[str, Any]] | None = None
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def schemas(self) -> list[dict[str, Any]]:
+        if self._schemas is None:
+            self._schemas = [tool.api_schema() for tool in self._tools.values()]
+        return self._schemas

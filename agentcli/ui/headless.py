@@ -1,0 +1,78 @@
+"""The headless face (``-p``): text, one JSON result, or a JSON line per message."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import Any, TextIO
+
+from agentcli.engine import QueryEngine
+
+
+def _dumps(message: dict[str, Any]) -> str:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+
+
+async def _run(
+    engine: QueryEngine, prompt: str, output_format: str, verbose: bool, out: TextIO, err: TextIO
+) -> int:
+    try:
+        return await _print_run(engine, prompt, output_format, verbose, out, err)
+    finally:
+        await engine.aclose()
+
+
+async def _print_run(
+    engine: QueryEngine, prompt: str, output_format: str, verbose: bool, out: TextIO, err: TextIO
+) -> int:
+    result: dict[str, Any] | None = None
+    write = out.write
+    async for message in engine.submit_message(prompt):
+        kind = message["type"]
+        if output_format == "stream-json":
+            write(_dumps(message) + "\n")
+            if kind != "stream_event":
+                out.flush()
+        elif verbose and output_format == "text":
+            _describe(message, err)
+        if kind == "result":
+            result = message
+    if result is None:
+        err.write("agentcli: the run ended without a result\n")
+        return 1
+    if output_format == "json":
+        write(_dumps(result) + "\n")
+    elif output_format == "text":
+        if result["is_error"]:
+            err.write(f"agentcli: {result.get('errors', [result.get('result')])[-1]}\n")
+            if result.get("result") and result["subtype"] in ("error_max_turns", "error_max_budget_usd"):
+                write(str(result["result"]) + "\n")
+        else:
+            write(str(result["result"]) + "\n")
+    out.flush()
+    return 1 if result["is_error"] else 0
+
+
+def _describe(message: dict[str, Any], err: TextIO) -> None:
+    """One line per tool call and result on stderr, for ``--verbose`` text output."""
+    if message["type"] == "assistant":
+        for block in message["message"]["content"]:
+            if block.get("type") == "tool_use":
+                err.write(f"● {block['name']}({_dumps(block.get('input', {}))[:200]})\n")
+    elif message["type"] == "user":
+        for block in message["message"].get("content", []):
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                content = block.get("content")
+                text = content if isinstance(content, str) else _dumps({"content": content})
+                mark = "✗" if block.get("is_error") else "⎿"
+                err.write(f"  {mark} {text.splitlines()[0][:200] if text else ''}\n")
+    err.flush()
+
+
+def run_headless(engine: QueryEngine, prompt: str, *, output_format: str = "text", verbose: bool = False) -> int:
+    """Run one prompt; returns the exit status (0 success, 1 the run ended in error)."""
+    try:
+        return asyncio.run(_run(engine, prompt, output_format, verbose, sys.stdout, sys.stderr))
+    except KeyboardInterrupt:
+        return 130

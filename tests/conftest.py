@@ -1,0 +1,110 @@
+"""Shared fixtures: a hermetic home, a temp project, the fake Messages API, and an engine wired to it.
+
+Every test runs with XDG_CONFIG_HOME, XDG_DATA_HOME and HOME pointing into its own temp dir and no Anthropic
+variables set, so nothing leaks between tests or from the developer's machine.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentcli.testing import FakeAnthropicServer
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def hermetic_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    for sub in ("config", "data"):
+        (home / sub).mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    for name in list(os.environ):
+        if name.startswith(("ANTHROPIC_", "AGENTCLI_", "CLAUDE_")):
+            monkeypatch.delenv(name)
+    return home
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "README.md").write_text("# Demo project\n\nHello from the demo.\n", encoding="utf-8")
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text("def add(a, b):\n    return a + b\n", encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def fake_api() -> Iterator[Callable[..., FakeAnthropicServer]]:
+    """Start a fake Messages API with a scenario; at teardown every request it saw must have been valid."""
+    servers: list[FakeAnthropicServer] = []
+
+    def start(scenario: dict[str, Any] | str, **kwargs: Any) -> FakeAnthropicServer:
+        server = FakeAnthropicServer(scenario, **kwargs).start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+    for server in servers:
+        server.assert_all_valid()
+
+
+@pytest.fixture
+async def make_engine(project: Path) -> AsyncIterator[Callable[..., Any]]:
+    """Build a QueryEngine the way the CLI does, pointed at ``server``; closed when the test ends."""
+    from agentcli.api.client import Credentials
+    from agentcli.bootstrap import SessionOptions, build_engine
+
+    engines: list[Any] = []
+
+    def make(server: FakeAnthropicServer, **options: Any) -> Any:
+        opts = SessionOptions(cwd=project, **options)
+        engine = build_engine(opts, Credentials(api_key="test-key", base_url=server.base_url))
+        engines.append(engine)
+        return engine
+
+    yield make
+    for engine in engines:
+        await engine.aclose()
+
+
+async def collect(engine: Any, prompt: str) -> list[dict[str, Any]]:
+    return [message async for message in engine.submit_message(prompt)]
+
+
+@pytest.fixture
+def run_cli(project: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """Run ``python -m agentcli`` in the temp project with the test's environment."""
+
+    def run(
+        *args: str, server: FakeAnthropicServer | None = None, stdin: str | None = None,
+        env: dict[str, str] | None = None, timeout: float = 60,
+    ) -> subprocess.CompletedProcess[str]:
+        full_env = dict(os.environ)
+        if server is not None:
+            full_env["ANTHROPIC_BASE_URL"] = server.base_url
+            full_env.setdefault("ANTHROPIC_API_KEY", "test-key")
+        full_env.update(env or {})
+        return subprocess.run(
+            [sys.executable, "-m", "agentcli", *args],
+            cwd=project,
+            env=full_env,
+            input=stdin if stdin is not None else "",
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+
+    return run
