@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.api.client import AnthropicClient, Credentials
+from agentcli.api.retry import RetryPolicy
 from agentcli.context.system_prompt import build_system_prompt
 from agentcli.engine import EngineConfig, QueryEngine
 from agentcli.tools.base import ToolEnv
@@ -40,6 +41,7 @@ class SessionOptions:
     interactive: bool = False
     base_url: str | None = None
     api_key: str | None = None
+    fallback_models: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -105,5 +107,6 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
         can_use_tool=headless_policy(project_dir),
         include_partial_messages=options.include_partial_messages,
         api_key_source=credentials.source,
+        retry_policy=RetryPolicy.from_env(fallback_models=tuple(m for m in options.fallback_models if m != model)),
     )
     return QueryEngine(config)

@@ -57,11 +57,20 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with stream-json: also print raw stream events and tool progress as they happen")
     parser.add_argument("--verbose", action="store_true", help="with text output: show tool calls on stderr")
     parser.add_argument("--model", help="model id (default: $ANTHROPIC_MODEL, else claude-sonnet-5-5)")
+    parser.add_argument("--fallback-model", metavar="M[,M2]",
+                        help="models to switch to when the main one stays overloaded (after 3 overloaded answers)")
     parser.add_argument("--max-turns", type=_positive_int, metavar="N", help="stop after N model requests")
     parser.add_argument("--max-budget-usd", type=_positive_float, metavar="X",
                         help="stop once the session has cost X dollars")
     parser.add_argument("--system-prompt", metavar="S", help="replace the default system prompt")
     parser.add_argument("--append-system-prompt", metavar="S", help="add S after the system prompt")
+    parser.add_argument("-c", "--continue", dest="continue_session", action="store_true",
+                        help="resume the most recent session of this directory")
+    parser.add_argument("-r", "--resume", nargs="?", const="", metavar="ID",
+                        help="resume a session by ID (without an ID: list this directory's sessions)")
+    parser.add_argument("--fork-session", action="store_true",
+                        help="with --resume/--continue: go on in a new session and leave the old one as it was")
+    parser.add_argument("--session-id", metavar="UUID", help="the ID to give the new session")
     parser.add_argument("--demo", action="store_true",
                         help="talk to a built-in scripted model instead of the API (no key needed)")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -78,10 +87,16 @@ def _read_prompt(args: argparse.Namespace) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["sessions"]:
+        return _sessions_command(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.include_partial_messages and args.output_format != "stream-json":
         parser.error("--include-partial-messages needs --output-format stream-json")
+    _check_session_flags(parser, args)
+    if args.resume == "":
+        return _resume_without_id()
 
     if not args.print_mode:
         if args.prompt or not sys.stdin.isatty():
@@ -108,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         max_turns=args.max_turns,
         max_budget_usd=args.max_budget_usd,
         include_partial_messages=args.include_partial_messages,
+        fallback_models=tuple(m.strip() for m in (args.fallback_model or "").split(",") if m.strip()),
     )
     demo = None
     if args.demo:
@@ -122,13 +138,82 @@ def main(argv: list[str] | None = None) -> int:
         print(f"agentcli: {exc}", file=sys.stderr)
         return EXIT_USAGE
 
+    from agentcli.session import SessionError, open_session
+
+    try:
+        options.session = open_session(options.cwd, resume=args.resume, continue_last=args.continue_session,
+                                       fork=args.fork_session, session_id=args.session_id)
+    except SessionError as exc:
+        print(exc, file=sys.stderr)
+        return exc.exit_code
+    for warning in options.session.warnings:
+        print(f"agentcli: warning: {warning}", file=sys.stderr)
+
     from agentcli.ui.headless import run_headless
 
     engine = build_engine(options, credentials)
     code = run_headless(engine, prompt, output_format=args.output_format, verbose=args.verbose)
+    options.session.close()
+    for error in options.session.store.errors:
+        print(f"agentcli: warning: {error}", file=sys.stderr)
     if demo is not None:
         demo.stop()
     sys.stdout.flush()
     sys.stderr.flush()
     # Interpreter teardown with the SDK loaded costs ~0.3 s; everything is flushed and closed by now.
     os._exit(code)
+
+
+def _check_session_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    resuming = args.resume is not None or args.continue_session
+    if args.resume is not None and args.continue_session:
+        parser.error("use either --continue or --resume, not both")
+    if args.fork_session and not resuming:
+        parser.error("--fork-session needs --resume or --continue")
+    if args.session_id is not None:
+        import uuid
+
+        try:
+            uuid.UUID(args.session_id)
+        except ValueError:
+            parser.error(f"--session-id must be a UUID, got {args.session_id!r}")
+        if resuming and not args.fork_session:
+            parser.error("--session-id can be combined with --resume or --continue only with --fork-session")
+
+
+def _resume_without_id() -> int:
+    """No picker in a headless run: show the sessions to choose from and how to pass one."""
+    from agentcli.session.listing import format_sessions, list_sessions
+
+    sessions = list_sessions(Path.cwd(), limit=20)
+    if not sessions:
+        print("No conversation found to resume in this directory", file=sys.stderr)
+        return EXIT_ERROR
+    print("agentcli: --resume needs a session ID here (there is no interactive picker in this mode).\n"
+          "Sessions of this directory, most recent first:", file=sys.stderr)
+    for line in format_sessions(sessions, numbered=True):
+        print(line, file=sys.stderr)
+    print('Pass one of these IDs: agentcli -p --resume ID "your next prompt"', file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _sessions_command(argv: list[str]) -> int:
+    """``agentcli sessions``: this directory's sessions, most recent first."""
+    parser = argparse.ArgumentParser(prog="agentcli sessions", description="List this directory's sessions.")
+    parser.add_argument("--json", action="store_true", help="one JSON object per session, one per line")
+    parser.add_argument("--limit", type=_positive_int, metavar="N", help="show at most N sessions")
+    args = parser.parse_args(argv)
+    from agentcli.session.listing import format_sessions, list_sessions
+
+    sessions = list_sessions(Path.cwd(), limit=args.limit)
+    if args.json:
+        import json
+
+        for info in sessions:
+            print(json.dumps(info.as_dict(), ensure_ascii=False))
+    elif sessions:
+        for line in format_sessions(sessions, header=True):
+            print(line)
+    else:
+        print("No sessions in this directory yet.", file=sys.stderr)
+    return EXIT_OK

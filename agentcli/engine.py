@@ -18,6 +18,8 @@ from agentcli import __version__
 from agentcli.api.accumulate import USAGE_KEYS, empty_usage
 from agentcli.api.client import ModelClient
 from agentcli.api.pricing import CONTEXT_WINDOW, cost_usd
+from agentcli.api.retry import RetryPolicy
+from agentcli.debuglog import record_exception
 from agentcli.events import (
     AssistantTurn,
     LoopEnded,
@@ -28,6 +30,7 @@ from agentcli.events import (
     ToolProgress,
     ToolResults,
     ToolStarted,
+    UserInjected,
 )
 from agentcli.loop.query import query
 from agentcli.loop.repair import synthetic_results, unanswered_tool_uses
@@ -63,6 +66,7 @@ class EngineConfig:
     recorder: Recorder | None = None
     slash_commands: list[str] = field(default_factory=list)
     api_key_source: str = "none"
+    retry_policy: RetryPolicy = field(default_factory=RetryPolicy)
 
 
 @dataclass
@@ -185,6 +189,7 @@ class QueryEngine:
             max_tokens=self.config.max_tokens,
             max_turns=self.config.max_turns,
             can_use_tool=self._can_use_tool,
+            retry_policy=self.config.retry_policy,
         )
         partial = self.config.include_partial_messages
         loop = query(params)
@@ -218,6 +223,12 @@ class QueryEngine:
                         yield out
                     if self.config.recorder is not None:
                         self.config.recorder.flush(durable=True)
+                elif isinstance(event, UserInjected):
+                    self.messages.append(event.param)
+                    out = self._envelope({"type": "user", "message": event.param, "parent_tool_use_id": None,
+                                          "isMeta": True})
+                    self._record(out)
+                    yield out
                 elif isinstance(event, RequestStarted):
                     request_started = time.monotonic()
                 elif isinstance(event, (ToolStarted, ToolProgress, ToolFinished)):
@@ -246,7 +257,12 @@ class QueryEngine:
             asyncio.current_task().uncancel()  # type: ignore[union-attr]
         except Exception as exc:
             subtype = "error_during_execution"
-            errors.append(f"{type(exc).__name__}: {exc}")
+            log = record_exception(exc, self.session_id)
+            where = f" (details in {log})" if log else ""
+            errors.append(f"Unexpected error: {type(exc).__name__}: {exc}{where}")
+            error_message = self._api_error_message(errors[-1])
+            self._record(error_message)
+            yield error_message
         finally:
             await loop.aclose()
             self._task = None

@@ -71,6 +71,14 @@ class ToolResults:
 
 
 @dataclass(frozen=True, slots=True)
+class UserInjected:
+    """A user-role message the loop added on its own (``max_tokens_recovery``, hook feedback); not typed by a person."""
+
+    param: dict[str, Any]
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class Notice:
     """A system event for faces and the transcript (``api_retry``, ``warning``, …)."""
 
@@ -87,6 +95,6 @@ class LoopEnded:
 
 
 LoopEvent = (
-    RequestStarted | StreamDelta | AssistantTurn | ToolStarted | ToolProgress | ToolFinished | ToolResults | Notice
-    | LoopEnded
+    RequestStarted | StreamDelta | AssistantTurn | ToolStarted | ToolProgress | ToolFinished | ToolResults
+    | UserInjected | Notice | LoopEnded
 )

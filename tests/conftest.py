@@ -31,6 +31,8 @@ def hermetic_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in list(os.environ):
         if name.startswith(("ANTHROPIC_", "AGENTCLI_", "CLAUDE_")):
             monkeypatch.delenv(name)
+    # Backoff starts at 10 ms instead of 500 ms (the same knob users have); tests of real delays override it.
+    monkeypatch.setenv("AGENTCLI_RETRY_BASE_DELAY_MS", "10")
     return home
 
 
@@ -82,6 +84,21 @@ async def make_engine(project: Path) -> AsyncIterator[Callable[..., Any]]:
 
 async def collect(engine: Any, prompt: str) -> list[dict[str, Any]]:
     return [message async for message in engine.submit_message(prompt)]
+
+
+@pytest.fixture
+def run_cli_env() -> Callable[..., dict[str, str]]:
+    """The environment a CLI subprocess gets: the test's own, pointed at ``server``."""
+
+    def env_for(server: FakeAnthropicServer | None = None, **extra: str) -> dict[str, str]:
+        env = dict(os.environ)
+        if server is not None:
+            env["ANTHROPIC_BASE_URL"] = server.base_url
+            env.setdefault("ANTHROPIC_API_KEY", "test-key")
+        env.update(extra)
+        return env
+
+    return env_for
 
 
 @pytest.fixture

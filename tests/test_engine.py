@@ -231,7 +231,7 @@ async def test_api_error_ends_the_run_with_an_error_result(fake_api, make_engine
     assert engine.messages == [{"role": "user", "content": "hi"}]
 
 
-async def test_dropped_stream_after_a_tool_use_leaves_a_valid_conversation(fake_api, make_engine, project: Path):
+async def test_dropped_stream_after_a_tool_use_is_retried_without_duplicates(fake_api, make_engine, project: Path):
     server = fake_api({"turns": [
         {"content": [
             {"type": "tool_use", "id": "toolu_d", "name": "Read", "input": {"file_path": str(project / "README.md")}},
@@ -239,9 +239,52 @@ async def test_dropped_stream_after_a_tool_use_leaves_a_valid_conversation(fake_
         ], "fault": {"kind": "drop", "after_events": 8}},
         {"content": [{"type": "text", "text": "second try"}]},
     ]})
+    engine = make_engine(server, include_partial_messages=True)
+    messages = await collect(engine, "read")
+    result = _result(messages)
+    assert result["subtype"] == "success" and result["result"] == "second try"
+    retries = [m for m in messages if m.get("subtype") == "api_retry"]
+    assert len(retries) == 1 and retries[0]["error"] == "connection_error" and retries[0]["attempt"] == 1
+    assert any(m.get("subtype") == "stream_discarded" for m in messages)
+    # the dropped attempt's tool call never ran and never entered the conversation
+    assert not any(m["type"] == "user" for m in messages)
+    assert engine.messages == [{"role": "user", "content": "read"},
+                               {"role": "assistant", "content": [{"type": "text", "text": "second try"}]}]
+    assert server.requests[1].body["messages"] == [{"role": "user", "content": "read"}]
+
+
+class ExplodingClient:
+    """The real client, except that it raises a bug-like error after the first finished block."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    async def stream(self, request):
+        async for event in self.inner.stream(request):
+            yield event
+            if event["type"] == "content_block_stop":
+                raise RuntimeError("something nobody expected")
+
+    async def aclose(self):
+        await self.inner.aclose()
+
+
+async def test_unexpected_error_gives_a_result_and_a_debug_log(fake_api, make_engine, project: Path, hermetic_home):
+    server = fake_api({"turns": [
+        {"content": [{"type": "tool_use", "id": "toolu_e", "name": "Read",
+                      "input": {"file_path": str(project / "README.md")}},
+                     {"type": "text", "text": "more"}]},
+        {"content": [{"type": "text", "text": "recovered"}]},
+    ]})
     engine = make_engine(server)
-    first = _result(await collect(engine, "read"))
-    assert first["is_error"] is True
-    second = _result(await collect(engine, "again"))
-    assert second["result"] == "second try"
-    assert [m["role"] for m in server.requests[1].body["messages"]] == ["user", "user"]
+    engine.config.client = ExplodingClient(engine.config.client)
+    messages = await collect(engine, "go")
+    result = _result(messages)
+    assert result["subtype"] == "error_during_execution" and result["is_error"] is True
+    assert "something nobody expected" in result["errors"][-1]
+    logs = list((hermetic_home / "data" / "agentcli" / "debug").glob("*.log"))
+    assert len(logs) == 1 and "Traceback" in logs[0].read_text() and oct(logs[0].stat().st_mode)[-3:] == "600"
+    assert any(m.get("isApiErrorMessage") for m in messages)
+    engine.config.client = engine.config.client.inner
+    follow_up = _result(await collect(engine, "again"))
+    assert follow_up["result"] == "recovered"

@@ -1,71 +1,121 @@
 """The query loop: ask the model, run the tools it calls, feed the results back, until it stops asking.
 
 An async generator with explicit state. It knows nothing of faces, transcripts or output formats: the engine
-wraps it. Every tool_use it lets into the conversation is answered, on every path.
+wraps it. Two loops nest here and must not be confused: the API attempt loop (``AttemptLoop``: retries,
+fallback) inside one iteration, and the query iteration loop below (tools, max-tokens recovery). Every tool_use
+that enters the conversation is answered, on every path.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 
 from agentcli.api.accumulate import MessageAccumulator
 from agentcli.api.client import ModelRequest
 from agentcli.api.errors import ApiError
+from agentcli.api.retry import AttemptLoop, Retrying, SwitchedModel, error_category, strip_thinking
 from agentcli.events import (
     AssistantTurn,
     LoopEnded,
     LoopEvent,
+    Notice,
     RequestStarted,
     StreamDelta,
     ToolResults,
+    UserInjected,
 )
 from agentcli.loop.repair import assistant_param
 from agentcli.loop.state import LoopState, QueryParams
 from agentcli.tools.executor import StreamingToolExecutor
 
+MAX_TOKENS_RECOVERY_LIMIT = 3
+MAX_TOKENS_RECOVERY_MESSAGE = (
+    "Output token limit hit. Resume directly — no apology, no recap of what you were doing. "
+    "Pick up mid-thought if that is where the cut happened. Break remaining work into smaller pieces."
+)
+
 
 async def query(params: QueryParams) -> AsyncIterator[LoopEvent]:
     """Run one user submission to its end, yielding every event on the way. The last event is :class:`LoopEnded`."""
-    state = LoopState(messages=list(params.messages))
+    state = LoopState(messages=list(params.messages), model=params.model)
+    attempts = AttemptLoop(params.client, params.retry_policy)
     tools = params.registry.schemas()
     while True:
-        yield RequestStarted(state.turn_count, params.model)
+        yield RequestStarted(state.turn_count, state.model)
         request = ModelRequest(
-            model=params.model,
-            max_tokens=params.max_tokens,
-            messages=state.messages,
+            model=state.model,
+            max_tokens=state.max_tokens_override or params.max_tokens,
+            messages=strip_thinking(state.messages) if state.strip_thinking else state.messages,
             system=params.system,
             tools=tools,
-            thinking=params.thinking,
+            thinking=None if state.strip_thinking else params.thinking,
         )
         accumulator = MessageAccumulator()
         executor = StreamingToolExecutor(params.registry, params.tool_env, params.can_use_tool)
         feed = accumulator.feed
         try:
             try:
-                async for event in params.client.stream(request):
-                    block = feed(event)
-                    yield StreamDelta(event)
-                    if block is not None and block.get("type") == "tool_use":
-                        executor.add(block, accumulator.invalid_inputs.get(block["id"]))
-                    if executor.has_events:
-                        for tool_event in executor.take_events():
-                            yield tool_event
+                async for event in attempts.stream(request):
+                    if type(event) is dict:
+                        block = feed(event)
+                        yield StreamDelta(event)
+                        if block is not None and block.get("type") == "tool_use":
+                            executor.add(block, accumulator.invalid_inputs.get(block["id"]))
+                        if executor.has_events:
+                            for tool_event in executor.take_events():
+                                yield tool_event
+                        continue
+                    # A retry or a fallback: whatever the failed attempt streamed is void.
+                    if event.discard:
+                        await executor.discard()
+                        yield Notice("stream_discarded", {"reason": "retry"})
+                    accumulator = MessageAccumulator()
+                    feed = accumulator.feed
+                    executor = StreamingToolExecutor(params.registry, params.tool_env, params.can_use_tool)
+                    if isinstance(event, Retrying):
+                        yield _retry_notice(event)
+                    elif isinstance(event, SwitchedModel):
+                        state.model = event.model
+                        state.strip_thinking = True
+                        yield Notice("warning", {
+                            "level": "warning",
+                            "message": f"Switched to {event.model} due to high demand for {event.from_model}",
+                            "from_model": event.from_model,
+                            "model": event.model,
+                        })
             except ApiError as exc:
-                # The partial response never enters the conversation, so its tool calls need no answer.
                 await executor.abort("Cancelled: the model request failed")
-                yield LoopEnded("model_error", str(exc))
+                yield LoopEnded("prompt_too_long" if exc.is_prompt_too_long else "model_error", _describe(exc))
                 return
 
             response = accumulator.message()
             param = assistant_param(response["content"])
+            has_tools = param is not None and any(b.get("type") == "tool_use" for b in param["content"])
+
+            if response.get("stop_reason") == "max_tokens" and not has_tools:
+                if state.max_tokens_override is None and params.max_tokens < params.escalated_max_tokens:
+                    # Withhold the cut response and ask again with more room, once.
+                    state.max_tokens_override = params.escalated_max_tokens
+                    state.transition = "max_tokens_escalation"
+                    yield Notice("max_tokens_escalation", {"max_tokens": params.escalated_max_tokens})
+                    continue
+                if state.max_tokens_recoveries < MAX_TOKENS_RECOVERY_LIMIT and param is not None:
+                    yield AssistantTurn(response, param)
+                    state.messages.append(param)
+                    resume = {"role": "user", "content": [{"type": "text", "text": MAX_TOKENS_RECOVERY_MESSAGE}]}
+                    state.messages.append(resume)
+                    yield UserInjected(resume, "max_tokens_recovery")
+                    state.max_tokens_recoveries += 1
+                    state.transition = "max_tokens_recovery"
+                    continue
+
             yield AssistantTurn(response, param or {"role": "assistant", "content": []})
             if param is None:
                 yield LoopEnded("completed")
                 return
             state.messages.append(param)
-
-            if not any(block.get("type") == "tool_use" for block in param["content"]):
+            if not has_tools:
                 yield LoopEnded("completed")
                 return
 
@@ -84,3 +134,25 @@ async def query(params: QueryParams) -> AsyncIterator[LoopEvent]:
             return
         state.turn_count += 1
         state.transition = "tool_use"
+
+
+def _retry_notice(event: Retrying) -> Notice:
+    return Notice("api_retry", {
+        "attempt": event.attempt,
+        "max_retries": event.max_retries,
+        "retry_delay_ms": int(event.delay_s * 1000),
+        "error_status": event.error.status,
+        "error": error_category(event.error),
+        "message": event.error.message,
+    })
+
+
+def _describe(exc: ApiError) -> str:
+    if exc.is_prompt_too_long:
+        sizes = re.search(r"(\d+)\s*tokens\s*>\s*(\d+)", exc.message)
+        size = f" ({sizes.group(1)} tokens; the model takes {sizes.group(2)})" if sizes else ""
+        return (
+            f"The conversation is too long for the model{size}. Start a new session, or resume this one "
+            "after removing large tool output; compaction is not available yet."
+        )
+    return exc.message

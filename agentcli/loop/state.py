@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentcli.api.client import ModelClient
+from agentcli.api.retry import RetryPolicy
 from agentcli.tools.base import ToolEnv, ToolRegistry
 from agentcli.tools.permissions import CanUseTool, allow_all
 
@@ -24,6 +25,9 @@ class QueryParams:
     max_turns: int | None = None
     can_use_tool: CanUseTool = allow_all
     thinking: dict[str, Any] | None = None
+    retry_policy: RetryPolicy = field(default_factory=RetryPolicy)
+    escalated_max_tokens: int = 64_000
+    """``max_tokens`` for the one retry after a response hit the output limit."""
 
 
 @dataclass
@@ -33,5 +37,9 @@ class LoopState:
     messages: list[dict[str, Any]]
     turn_count: int = 1
     transition: str | None = None
-    """Why this iteration runs: None for the first, ``tool_use`` after tool results."""
-    extra: dict[str, Any] = field(default_factory=dict)
+    """Why this iteration runs: None for the first, then ``tool_use``, ``max_tokens_escalation``,
+    ``max_tokens_recovery`` or ``fallback``."""
+    model: str = ""
+    max_tokens_override: int | None = None
+    max_tokens_recoveries: int = 0
+    strip_thinking: bool = False

@@ -14,7 +14,10 @@ SECRET_HEADERS = frozenset({"authorization", "x-api-key", "proxy-authorization",
 
 @dataclass
 class RecordedRequest:
-    """One request as received; `violations` lists what the real API would have rejected or the script expected."""
+    """One request as received; `violations` lists what the real API would have rejected or the script expected.
+
+    `status` is the HTTP status sent back, or 0 when the connection was closed without a response.
+    """
 
     path: str
     headers: dict[str, str]

@@ -1,4 +1,16 @@
-"""Scenario files: the scripted replies the fake Messages API plays back, one turn per request."""
+"""Scenario files: the scripted replies the fake Messages API plays back, one turn per request.
+
+    {"model": "claude-sonnet-5-5", "on_exhausted": "error" | "repeat_last" | "echo",
+     "turns": [{"content": [{"type": "text", "text": "Hi", "chunks": 2},
+                            {"type": "tool_use", "id": "toolu_01", "name": "Read", "input": {"file_path": "x"}}],
+                "stop_reason": null, "usage": {}, "delay_ms": 0, "first_byte_delay_ms": 0, "ping_every": 0,
+                "expect": {"last_user_text_contains": "...", "tool_result_for": "toolu_00"},
+                "fault": {"kind": "http" | "prompt_too_long" | "drop" | "stall" | "sse_error", ...}}]}
+
+Every valid POST /v1/messages takes the next turn; a request the validator rejects takes none.
+`after_events` in faults counts SSE events as written, pings included. The real API's single ping after
+message_start is always sent; `ping_every: N` adds one more after every N of the events that follow it.
+"""
 
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ import contextlib
 import itertools
 import json
 import os
+import selectors
 import socket
 import threading
 import time
@@ -104,6 +105,8 @@ class FakeAnthropicServer:
         self._connections: set[socket.socket] = set()
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._wake: tuple[socket.socket, socket.socket] | None = None
+        self._port: int | None = None
 
     # lifecycle
 
@@ -113,11 +116,23 @@ class FakeAnthropicServer:
             return self
         self._stopping.clear()
         self._httpd = _HTTPServer(self, ("127.0.0.1", self._requested_port))
+        self._port = int(self._httpd.server_address[1])
+        self._wake = socket.socketpair()
         self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-anthropic", daemon=True
+            target=self._serve, args=(self._httpd, self._wake[0]), name="fake-anthropic", daemon=True
         )
         self._thread.start()
         return self
+
+    def _serve(self, httpd: _HTTPServer, wake: socket.socket) -> None:
+        """Accept loop that a wake-up byte ends at once, so stopping never waits on a poll interval."""
+        with selectors.DefaultSelector() as selector:
+            selector.register(httpd, selectors.EVENT_READ)
+            selector.register(wake, selectors.EVENT_READ)
+            while not self._stopping.is_set():
+                for key, _ in selector.select():
+                    if key.fileobj is httpd and not self._stopping.is_set():
+                        httpd._handle_request_noblock()
 
     def stop(self) -> None:
         """Stop serving and cut every open connection, including streams that are mid-delay or stalled."""
@@ -125,14 +140,19 @@ class FakeAnthropicServer:
         if httpd is None:
             return
         self._stopping.set()
-        httpd.shutdown()
+        wake, self._wake = self._wake, None
+        if wake is not None:
+            with contextlib.suppress(OSError):
+                wake[1].send(b"x")
+        if self._thread is not None:
+            self._thread.join(timeout=5)
         with self._lock:
             connections = list(self._connections)
         for sock in connections:
             wire.close_abruptly(sock)
         httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        for sock in wake or ():
+            sock.close()
 
     def __enter__(self) -> Self:
         return self.start()
@@ -144,10 +164,10 @@ class FakeAnthropicServer:
 
     @property
     def port(self) -> int:
-        """The bound port; only meaningful after `start()`."""
-        if self._httpd is None:
-            raise RuntimeError("server is not running")
-        return int(self._httpd.server_address[1])
+        """The bound port (still readable after `stop()`, for messages about a finished run)."""
+        if self._port is None:
+            raise RuntimeError("server has not been started")
+        return self._port
 
     @property
     def base_url(self) -> str:
@@ -179,11 +199,17 @@ class FakeAnthropicServer:
                 self._connections.add(sock)
             else:
                 self._connections.discard(sock)
+        if add and self._stopping.is_set():
+            wire.close_abruptly(sock)
 
-    def _record(self, record: RecordedRequest, status: int) -> None:
-        record.status = status
+    def _admit(self, record: RecordedRequest) -> None:
+        """List the request as soon as its verdict is known, before any scripted delay, so tests can watch it."""
         with self._lock:
             self.requests.append(record)
+
+    def _finish(self, record: RecordedRequest, status: int) -> None:
+        """Note the outcome just before it goes out; the log line is written now, with the final status."""
+        record.status = status
         if self._log is not None:
             self._log.write(record)
 
@@ -209,14 +235,19 @@ class FakeAnthropicServer:
                 self._count_tokens(handler, record, parse_error)
             else:
                 record.violations.append(f"no such endpoint: {handler.command} {url.path}")
-                self._record(record, 404)
+                self._admit(record)
+                self._finish(record, 404)
                 self._send_error(handler, 404, "not_found_error", f"Not found: {url.path}", request_id)
         except _CONNECTION_ERRORS:
             raise
         except Exception as exc:
             record.violations.append(f"fake server failed: {exc!r}")
+            with self._lock:
+                admitted = any(r is record for r in self.requests)
+            if not admitted:
+                self._admit(record)
             if record.status is None:
-                self._record(record, 500)
+                self._finish(record, 500)
                 self._send_error(handler, 500, "api_error", f"fake server failed: {exc!r}", request_id)
             else:
                 handler.close_connection = True
@@ -239,12 +270,13 @@ class FakeAnthropicServer:
 
     def _count_tokens(self, handler: _Handler, record: RecordedRequest, parse_error: str | None) -> None:
         record.violations += [parse_error] if parse_error else validate_request(record.body, count_tokens=True)
+        self._admit(record)
         if record.violations:
-            self._record(record, 400)
+            self._finish(record, 400)
             message = "; ".join(record.violations)
             self._send_error(handler, 400, "invalid_request_error", message, record.request_id)
             return
-        self._record(record, 200)
+        self._finish(record, 200)
         payload = {"input_tokens": estimate_input_tokens(record.body or {})}
         self._send(handler, wire.json_response(200, payload, [("request-id", record.request_id)]))
 
@@ -263,20 +295,25 @@ class FakeAnthropicServer:
     def _messages(self, handler: _Handler, record: RecordedRequest, parse_error: str | None) -> None:
         record.violations += [parse_error] if parse_error else validate_request(record.body)
         if record.violations:
-            self._record(record, 400)
+            self._admit(record)
+            self._finish(record, 400)
             message = "; ".join(record.violations)
             self._send_error(handler, 400, "invalid_request_error", message, record.request_id)
             return
         body: dict[str, Any] = record.body or {}
         turn, record.turn_index = self._next(body)
         if turn is None:
-            self._record(record, 500)
+            self._admit(record)
+            self._finish(record, 500)
             self._send_error(handler, 500, "api_error", "scenario exhausted", record.request_id)
             return
         record.violations += check_expectations(turn.expect, body)
-        if turn.first_byte_delay_ms and self._stopping.wait(turn.first_byte_delay_ms / 1000):
-            self._record(record, 0)
+        self._admit(record)
+        delay = turn.first_byte_delay_ms / 1000
+        if delay and not wire.stay_silent(handler.connection, delay, self._stopping):
+            self._finish(record, 0)
             handler.close_connection = True
+            wire.close_abruptly(handler.connection)
             return
         if self._fault(handler, record, turn, streaming=bool(body.get("stream"))):
             return
@@ -284,12 +321,12 @@ class FakeAnthropicServer:
         message_id = turn.id or f"msg_fake_{next(self._message_ids)}"
         usage = {"input_tokens": estimate_input_tokens(body), "output_tokens": estimate_output_tokens(turn)}
         if not body.get("stream"):
-            self._record(record, 200)
+            self._finish(record, 200)
             message = render_message(turn, message_id=message_id, model=model, usage=_usage(turn, usage))
             self._send(handler, wire.json_response(200, message, [("request-id", record.request_id)]))
             return
         frames = stream_frames(turn, message_id=message_id, model=model, usage=_usage(turn, usage))
-        self._record(record, 200)
+        self._finish(record, 200)
         self._stream(handler, record, turn, frames)
 
     def _fault(self, handler: _Handler, record: RecordedRequest, turn: Turn, *, streaming: bool) -> bool:
@@ -298,23 +335,23 @@ class FakeAnthropicServer:
         if isinstance(fault, HttpFault):
             error_type = fault.error_type or error_type_for_status(fault.status)
             message = fault.message or default_error_message(error_type)
-            self._record(record, fault.status)
+            self._finish(record, fault.status)
             self._send_error(handler, fault.status, error_type, message, record.request_id, fault.headers)
             return True
         if isinstance(fault, PromptTooLongFault):
             message = f"prompt is too long: {fault.tokens} tokens > {fault.maximum} maximum"
-            self._record(record, 400)
+            self._finish(record, 400)
             self._send_error(handler, 400, "invalid_request_error", message, record.request_id)
             return True
         if streaming:
             return False
         if isinstance(fault, SseErrorFault):
             status = status_for_error_type(fault.error_type)
-            self._record(record, status)
+            self._finish(record, status)
             self._send_error(handler, status, fault.error_type, fault.message, record.request_id)
             return True
         if isinstance(fault, DropFault | StallFault):
-            self._record(record, 0)
+            self._finish(record, 0)
             if isinstance(fault, StallFault):
                 wire.stay_silent(handler.connection, fault.seconds, self._stopping)
             handler.close_connection = True

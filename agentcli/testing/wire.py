@@ -67,14 +67,17 @@ def client_gone(sock: socket.socket) -> bool:
         return True
 
 
-def stay_silent(sock: socket.socket, seconds: float, stop: threading.Event) -> None:
-    """Send nothing for `seconds`, returning early if the client hangs up or the server is stopping."""
+def stay_silent(sock: socket.socket, seconds: float, stop: threading.Event) -> bool:
+    """Send nothing for `seconds`; True if the time ran out, False if the client hung up or the server stopped."""
     deadline = time.monotonic() + seconds
     while not stop.is_set():
         remaining = deadline - time.monotonic()
-        if remaining <= 0 or client_gone(sock):
-            return
+        if remaining <= 0:
+            return True
+        if client_gone(sock):
+            return False
         stop.wait(min(0.05, remaining))
+    return False
 
 
 def read_body(rfile: Any, headers: Any) -> bytes:

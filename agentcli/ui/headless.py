@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import sys
 from typing import Any, TextIO
 
 from agentcli.engine import QueryEngine
+
+EXIT_INTERRUPTED = 130
 
 
 def _dumps(message: dict[str, Any]) -> str:
@@ -17,9 +21,25 @@ def _dumps(message: dict[str, Any]) -> str:
 async def _run(
     engine: QueryEngine, prompt: str, output_format: str, verbose: bool, out: TextIO, err: TextIO
 ) -> int:
+    loop = asyncio.get_running_loop()
+    presses = 0
+
+    def on_sigint() -> None:
+        nonlocal presses
+        presses += 1
+        if presses == 1:
+            err.write("agentcli: interrupting (press ctrl+c again to quit at once)\n")
+            err.flush()
+            engine.interrupt()
+        else:
+            out.flush()
+            os._exit(EXIT_INTERRUPTED)
+
+    loop.add_signal_handler(signal.SIGINT, on_sigint)
     try:
         return await _print_run(engine, prompt, output_format, verbose, out, err)
     finally:
+        loop.remove_signal_handler(signal.SIGINT)
         await engine.aclose()
 
 
@@ -75,4 +95,4 @@ def run_headless(engine: QueryEngine, prompt: str, *, output_format: str = "text
     try:
         return asyncio.run(_run(engine, prompt, output_format, verbose, sys.stdout, sys.stderr))
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED

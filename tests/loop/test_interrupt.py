@@ -1,0 +1,121 @@
+"""Interrupting at five points: the run stops within a second, the conversation stays valid, the session goes on."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+import pytest
+
+from agentcli.tools.base import Tool, ToolCall, ToolInput, ToolOutput, ToolRegistry
+from agentcli.tools.read import ReadTool
+from tests.conftest import collect
+
+
+class WaitInput(ToolInput):
+    seconds: float
+
+
+class WaitTool(Tool):
+    """A real tool that takes its time, so an interrupt lands while it runs."""
+
+    name = "Wait"
+    description = "Waits."
+    input_model = WaitInput
+    started = 0
+
+    def is_read_only(self, tool_input: Any) -> bool:
+        return True
+
+    async def call(self, tool_input: Any, call: ToolCall) -> ToolOutput:
+        WaitTool.started += 1
+        await asyncio.sleep(tool_input.seconds)
+        return ToolOutput("waited")
+
+
+def _slow_text() -> dict:
+    return {"content": [{"type": "text", "text": "word " * 80, "chunks": 80}], "delay_ms": 30}
+
+
+POINTS: dict[str, list[dict]] = {
+    "streaming_text": [_slow_text()],
+    "streaming_tool_json": [{"content": [{"type": "tool_use", "id": "toolu_slow", "name": "Wait",
+                                          "input": {"seconds": 0.01}, "chunks": 80}], "delay_ms": 30}],
+    "tool_running": [{"content": [{"type": "tool_use", "id": "toolu_wait", "name": "Wait",
+                                   "input": {"seconds": 30}}]}],
+    "retry_sleep": [{"fault": {"kind": "http", "status": 429, "message": "slow down",
+                               "headers": {"retry-after": "30"}}}],
+    "between_turns": [{"content": [{"type": "tool_use", "id": "toolu_quick", "name": "Wait",
+                                    "input": {"seconds": 0.01}}]},
+                      {"content": [{"type": "text", "text": "late"}], "first_byte_delay_ms": 30000}],
+}
+
+
+@pytest.mark.parametrize("point", list(POINTS))
+async def test_interrupt(point: str, fake_api, make_engine):
+    server = fake_api({"turns": [*POINTS[point], {"content": [{"type": "text", "text": "next answer"}]}]})
+    engine = make_engine(server)
+    engine.config.registry = ToolRegistry([ReadTool(), WaitTool()])
+    WaitTool.started = 0
+    task = asyncio.create_task(collect(engine, "start"))
+    if point == "between_turns":
+        # the quick tool ran; the next request is now waiting for its first byte
+        while not WaitTool.started:
+            await asyncio.sleep(0.01)
+    else:
+        while not server.requests and not WaitTool.started:
+            await asyncio.sleep(0.01)
+    await asyncio.sleep(0.3)
+    assert not task.done()
+    interrupted_at = time.monotonic()
+    engine.interrupt()
+    messages = await asyncio.wait_for(task, 5)
+    assert time.monotonic() - interrupted_at < 1.0
+    result = messages[-1]
+    assert result["type"] == "result" and result["is_error"] is True
+    assert result["errors"][-1] == "Interrupted by user"
+    if point in ("tool_running",):
+        # the running tool was answered with an interruption, not left dangling
+        assert engine.messages[-1]["content"][0] == {
+            "type": "tool_result", "tool_use_id": "toolu_wait", "content": "Interrupted by user", "is_error": True}
+    # the session takes the next prompt, and that request is valid (checked by the fixture)
+    follow_up = await collect(engine, "carry on")
+    assert follow_up[-1]["subtype"] == "success"
+    assert follow_up[-1]["result"] == "next answer"
+
+
+def test_sigint_in_print_mode_stops_the_run(fake_api, project, run_cli_env):
+    server = fake_api({"turns": [_slow_text()]})
+    proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "go", "--output-format", "stream-json"],
+                            cwd=project, env=run_cli_env(server), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.monotonic() + 30
+    while not server.requests and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.3)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=10)
+    assert time.monotonic() - sent < 1.5
+    assert proc.returncode == 1, err
+    result = json.loads(out.splitlines()[-1])
+    assert result["type"] == "result" and result["errors"] == ["Interrupted by user"]
+    assert "interrupting" in err
+
+
+def test_second_sigint_exits_at_once(fake_api, project, run_cli_env):
+    server = fake_api({"turns": [_slow_text()]})
+    proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "go"], cwd=project, env=run_cli_env(server),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not server.requests and time.monotonic() < deadline:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=10)
+    assert proc.returncode in (1, 130)
