@@ -12,11 +12,18 @@ from typing import Any
 
 from agentcli.api.client import AnthropicClient, Credentials
 from agentcli.api.retry import RetryPolicy
+from agentcli.config.settings import LoadedSettings, load_settings
+from agentcli.config.trust import is_trusted
 from agentcli.context.system_prompt import build_system_prompt
 from agentcli.engine import EngineConfig, QueryEngine
+from agentcli.hooks.config import configured_hooks, project_hook_count
+from agentcli.hooks.runner import HookRunner
+from agentcli.hooks.session_hooks import SessionHooks
+from agentcli.hooks.tool_gate import gate_with_pre_tool_use
 from agentcli.tools.base import ToolEnv
-from agentcli.tools.permissions import CanUseTool, PermissionDecision
+from agentcli.tools.permissions import AskUser, PermissionPolicy
 from agentcli.tools.registry import default_registry
+from agentcli.tools.rules import RuleSources, parse_rule_args
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_IDLE_TIMEOUT_MS = 60_000
@@ -42,6 +49,25 @@ class SessionOptions:
     base_url: str | None = None
     api_key: str | None = None
     fallback_models: tuple[str, ...] = ()
+    # Sessions: which history to start from (see agentcli.session.open_session); a face that already opened
+    # one (to show its warnings first) passes it as ``session``.
+    resume: str | None = None
+    continue_session: bool = False
+    fork_session: bool = False
+    session_id: str | None = None
+    persist_session: bool = True
+    session: Any = None
+    # Settings files and hooks: a face that loaded the settings (to report broken files its own way) passes them.
+    settings_flag: str | None = None
+    settings: LoadedSettings | None = None
+    trust_project: bool = False
+    # Permissions: --allowedTools / --disallowedTools in Claude Code's rule syntax ("Read,Bash(git *)"), and how
+    # the face asks the user about a call the rules leave open (None, as in -p: such calls are denied).
+    allowed_tools: list[str] = field(default_factory=list)
+    disallowed_tools: list[str] = field(default_factory=list)
+    ask_permission: AskUser | None = None
+    notices: list[str] = field(default_factory=list)
+    """Filled by :func:`build_engine`: one-line notes for the user (for example project hooks skipped)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -57,42 +83,62 @@ def credentials_from_env(options: SessionOptions) -> Credentials:
     return Credentials(api_key=api_key, auth_token=auth_token, base_url=base_url)
 
 
-def idle_timeout_s() -> float:
+def idle_timeout_s(settings_ms: int | None = None) -> float:
+    """``AGENTCLI_STREAM_IDLE_TIMEOUT_MS``, else the ``streamIdleTimeoutMs`` setting, else 60 s."""
     raw = os.environ.get("AGENTCLI_STREAM_IDLE_TIMEOUT_MS")
     try:
-        value = int(raw) if raw else DEFAULT_IDLE_TIMEOUT_MS
+        value = int(raw) if raw else (settings_ms or DEFAULT_IDLE_TIMEOUT_MS)
     except ValueError:
-        value = DEFAULT_IDLE_TIMEOUT_MS
+        value = settings_ms or DEFAULT_IDLE_TIMEOUT_MS
     return max(value, 1) / 1000
 
 
-def headless_policy(project_dir: Path) -> CanUseTool:
-    """Without a person to ask: read-only calls inside the project run, anything else is denied with a reason."""
-    from agentcli.tools.paths import resolve
+def permission_policy(options: SessionOptions, settings: LoadedSettings) -> tuple[PermissionPolicy, set[str]]:
+    """The session's permission policy (mode and rules from the settings files and the command line) and the tools
+    a bare deny rule removes. Unreadable rules in settings files become notices; bad command-line rules raise
+    :class:`agentcli.tools.rules.InvalidRule`."""
+    sources = RuleSources()
+    for layer in settings.layers:
+        permissions = layer.settings.permissions
+        sources.add_lists(layer.source, permissions.allow, permissions.ask, permissions.deny)
+    sources.rules += parse_rule_args(options.allowed_tools, "allow") + parse_rule_args(options.disallowed_tools, "deny")
+    options.notices.extend(sources.problems)
+    mode = options.permission_mode
+    if mode == "default" and settings.merged.permissions.defaultMode:
+        mode = settings.merged.permissions.defaultMode
+    policy = PermissionPolicy(options.cwd, mode=mode, rules=sources.rules, ask=options.ask_permission)
+    return policy, sources.removed_tools()
 
-    root = project_dir.resolve()
 
-    async def can_use_tool(tool: Any, tool_input: dict[str, Any], call: Any) -> PermissionDecision:
-        parsed = tool.input_model.model_validate(tool_input)
-        if tool.is_read_only(parsed):
-            target = tool.target_path(parsed)
-            if target is None or resolve(target, project_dir).resolve().is_relative_to(root):
-                return PermissionDecision("allow")
-        return PermissionDecision(
-            "deny",
-            f"Permission to use {tool.name} was denied: this run cannot ask the user for approval. "
-            "Do not retry this call.",
-        )
+def open_session_for(options: SessionOptions) -> Any:
+    """The session the options ask for (an ``OpenedSession``), or None when nothing is to be persisted."""
+    if options.session is not None or not options.persist_session:
+        return options.session
+    from agentcli.session.resume import open_session
 
-    return can_use_tool
+    return open_session(
+        options.cwd,
+        resume=options.resume,
+        continue_last=options.continue_session,
+        fork=options.fork_session,
+        session_id=options.session_id,
+    )
 
 
 def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngine:
-    model = options.model or os.environ.get("ANTHROPIC_MODEL") or DEFAULT_MODEL
     project_dir = options.cwd
-    client = AnthropicClient(credentials, idle_timeout_s=idle_timeout_s())
-    registry = default_registry()
-    env = ToolEnv(project_dir=project_dir)
+    settings = options.settings = options.settings or load_settings(project_dir, options.settings_flag)
+    merged = settings.merged
+    model = options.model or os.environ.get("ANTHROPIC_MODEL") or merged.model or DEFAULT_MODEL
+    fallbacks = options.fallback_models or _as_models(merged.fallbackModel)
+    session = options.session = open_session_for(options)
+    client = AnthropicClient(credentials, idle_timeout_s=idle_timeout_s(merged.streamIdleTimeoutMs))
+    policy, removed_tools = permission_policy(options, settings)
+    registry = default_registry(disallowed=removed_tools)
+    store_path = getattr(getattr(session, "store", None), "path", None)
+    scratch_dir = Path(store_path).with_suffix("") / "tool-results" if store_path else None
+    env = ToolEnv(project_dir=project_dir, env=dict(merged.env), scratch_dir=scratch_dir)
+    hooks = _session_hooks(options, settings)
     config = EngineConfig(
         client=client,
         registry=registry,
@@ -103,10 +149,48 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
         ),
         max_turns=options.max_turns,
         max_budget_usd=options.max_budget_usd,
-        permission_mode=options.permission_mode,
-        can_use_tool=headless_policy(project_dir),
+        permission_mode=policy.mode,
+        can_use_tool=policy,
         include_partial_messages=options.include_partial_messages,
         api_key_source=credentials.source,
-        retry_policy=RetryPolicy.from_env(fallback_models=tuple(m for m in options.fallback_models if m != model)),
+        retry_policy=RetryPolicy.from_env(fallback_models=tuple(m for m in fallbacks if m != model),
+                                          max_retries=merged.maxRetries),
+        hooks=hooks,
+        session_source="resume" if options.resume or options.continue_session else "startup",
     )
-    return QueryEngine(config)
+    if hooks is not None:
+        config.can_use_tool = gate_with_pre_tool_use(config.can_use_tool, hooks)
+    if session is not None:
+        config.session_id = session.session_id
+        config.recorder = session.store
+    elif options.session_id:
+        config.session_id = options.session_id
+    if hooks is not None:
+        hooks.runner.session_id = config.session_id
+        hooks.runner.permission_mode = policy.mode
+        store_path = getattr(getattr(session, "store", None), "path", None)
+        hooks.runner.transcript_path = str(store_path) if store_path else None
+    return QueryEngine(config, session.messages if session is not None else None)
+
+
+def _as_models(value: str | list[str] | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    items = value.split(",") if isinstance(value, str) else value
+    return tuple(item.strip() for item in items if item.strip())
+
+
+def _session_hooks(options: SessionOptions, settings: LoadedSettings) -> SessionHooks | None:
+    """The session's hooks; project hooks only in a trusted folder (or with ``--trust-project``)."""
+    trusted = options.trust_project or is_trusted(options.cwd)
+    skipped = 0 if trusted else project_hook_count(settings.layers)
+    if skipped:
+        options.notices.append(
+            f"{skipped} project hook(s) in .agentcli/settings.json were skipped: this folder is not trusted "
+            "(run with --trust-project to allow them)"
+        )
+    hooks = configured_hooks(settings.layers, include_project=trusted)
+    if not hooks:
+        return None
+    runner = HookRunner(hooks, project_dir=options.cwd, env=settings.merged.env)
+    return SessionHooks(runner, block_cap=settings.merged.stopHookBlockCap)

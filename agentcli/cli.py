@@ -44,7 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
             "exit status: 0 success, 1 the run ended in error, 2 bad usage.\n"
             'examples:\n  agentcli -p "explain what src/main.py does"\n'
             '  git diff | agentcli -p "review this change" --output-format json\n'
-            "  agentcli --demo -p hello        (no API key needed)"
+            "  agentcli --demo -p hello        (no API key needed)\n"
+            "subcommands:\n  agentcli sessions                 list this directory's sessions\n"
+            "  agentcli hooks run EVENT [--input JSON]   run the configured hooks for one event and show each result"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -71,6 +73,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--fork-session", action="store_true",
                         help="with --resume/--continue: go on in a new session and leave the old one as it was")
     parser.add_argument("--session-id", metavar="UUID", help="the ID to give the new session")
+    parser.add_argument("--settings", metavar="FILE_OR_JSON",
+                        help="extra settings (a file, or inline JSON) on top of the user, project and local files")
+    parser.add_argument("--permission-mode", choices=["default", "acceptEdits", "plan", "bypassPermissions"],
+                        help="default: ask before edits and commands; acceptEdits: edit files in the project without "
+                             "asking; plan: read-only tools only; bypassPermissions: ask for nothing")
+    parser.add_argument("--dangerously-skip-permissions", action="store_true",
+                        help="the same as --permission-mode bypassPermissions (deny rules still apply)")
+    parser.add_argument("--allowedTools", "--allowed-tools", dest="allowed_tools", action="append", default=[],
+                        metavar="RULES", help='tool calls to allow without asking, e.g. "Read,Bash(git *)"')
+    parser.add_argument("--disallowedTools", "--disallowed-tools", dest="disallowed_tools", action="append",
+                        default=[], metavar="RULES",
+                        help='tool calls to refuse, e.g. "Bash(rm *),Edit(./secrets/**)"; a bare name removes the tool')
+    parser.add_argument("--trust-project", action="store_true",
+                        help="run this folder's project hooks (.agentcli/settings.json) without asking")
     parser.add_argument("--demo", action="store_true",
                         help="talk to a built-in scripted model instead of the API (no key needed)")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -90,11 +106,16 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["sessions"]:
         return _sessions_command(argv[1:])
+    if argv[:1] == ["hooks"]:
+        from agentcli.ui.hooks_command import hooks_command
+
+        return hooks_command(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.include_partial_messages and args.output_format != "stream-json":
         parser.error("--include-partial-messages needs --output-format stream-json")
     _check_session_flags(parser, args)
+    _check_permission_flags(parser, args)
     if args.resume == "":
         return _resume_without_id()
 
@@ -124,7 +145,20 @@ def main(argv: list[str] | None = None) -> int:
         max_budget_usd=args.max_budget_usd,
         include_partial_messages=args.include_partial_messages,
         fallback_models=tuple(m.strip() for m in (args.fallback_model or "").split(",") if m.strip()),
+        settings_flag=args.settings,
+        trust_project=args.trust_project,
+        permission_mode=args.permission_mode or "default",
+        allowed_tools=list(args.allowed_tools),
+        disallowed_tools=list(args.disallowed_tools),
     )
+    from agentcli.config.settings import load_settings
+
+    options.settings = load_settings(options.cwd, args.settings)
+    if options.settings.errors:
+        for error in options.settings.errors:
+            print(f"agentcli: settings: {error}", file=sys.stderr)
+        print("agentcli: fix the settings above (or move the file aside) and run again", file=sys.stderr)
+        return EXIT_USAGE
     demo = None
     if args.demo:
         from agentcli.demo import start_demo_server
@@ -152,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     from agentcli.ui.headless import run_headless
 
     engine = build_engine(options, credentials)
+    for notice in options.notices:
+        print(f"agentcli: {notice}", file=sys.stderr)
     code = run_headless(engine, prompt, output_format=args.output_format, verbose=args.verbose)
     options.session.close()
     for error in options.session.store.errors:
@@ -162,6 +198,21 @@ def main(argv: list[str] | None = None) -> int:
     sys.stderr.flush()
     # Interpreter teardown with the SDK loaded costs ~0.3 s; everything is flushed and closed by now.
     os._exit(code)
+
+
+def _check_permission_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    from agentcli.tools.rules import InvalidRule, parse_rule_args
+
+    if args.dangerously_skip_permissions:
+        if args.permission_mode not in (None, "bypassPermissions"):
+            parser.error("--dangerously-skip-permissions conflicts with --permission-mode " + args.permission_mode)
+        args.permission_mode = "bypassPermissions"
+    for flag, values, behavior in (("--allowedTools", args.allowed_tools, "allow"),
+                                   ("--disallowedTools", args.disallowed_tools, "deny")):
+        try:
+            parse_rule_args(values, behavior)
+        except InvalidRule as exc:
+            parser.error(f"{flag}: {exc}")
 
 
 def _check_session_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

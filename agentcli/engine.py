@@ -32,6 +32,8 @@ from agentcli.events import (
     ToolStarted,
     UserInjected,
 )
+from agentcli.hooks.runner import HookOutcome
+from agentcli.hooks.session_hooks import SessionHooks
 from agentcli.loop.query import query
 from agentcli.loop.repair import synthetic_results, unanswered_tool_uses
 from agentcli.loop.state import QueryParams
@@ -67,6 +69,9 @@ class EngineConfig:
     slash_commands: list[str] = field(default_factory=list)
     api_key_source: str = "none"
     retry_policy: RetryPolicy = field(default_factory=RetryPolicy)
+    hooks: SessionHooks | None = None
+    session_source: str = "startup"
+    """For SessionStart hooks: ``startup`` or ``resume``."""
 
 
 @dataclass
@@ -102,6 +107,7 @@ class QueryEngine:
         self.total_cost_usd = 0.0
         self.permission_denials: list[dict[str, Any]] = []
         self._init_sent = False
+        self._session_started = False
         self._task: asyncio.Task[Any] | None = None
         self._interrupted = False
 
@@ -145,9 +151,19 @@ class QueryEngine:
 
     # -- the lifecycle ---------------------------------------------------------------------------------------------
 
-    async def aclose(self) -> None:
-        """Release the model client's connections; the engine can't submit afterwards."""
+    async def aclose(self, reason: str = "other") -> None:
+        """End the session: SessionEnd hooks run (``reason``: clear, logout, prompt_input_exit, other), then the
+        model client's connections are released; the engine can't submit afterwards."""
+        if self.config.hooks is not None and self._session_started:
+            self._session_started = False
+            outcome = await self.config.hooks.session_end(reason)
+            self._hook_messages(outcome)
         await self.config.client.aclose()
+
+    async def notify(self, message: str, title: str = "agentcli") -> None:
+        """Notification hooks: faces call this when agentcli needs the user (a permission prompt, idle input)."""
+        if self.config.hooks is not None:
+            self._hook_messages(await self.config.hooks.notification(message, title))
 
     def interrupt(self) -> None:
         """Stop the running submission: the stream and tools stop, open tool calls get an error result."""
@@ -173,7 +189,31 @@ class QueryEngine:
             self._record(init)
             yield init
 
-        user_param: Message = {"role": "user", "content": prompt}
+        context: list[str] = []
+        hooks = self.config.hooks
+        if hooks is not None:
+            if not self._session_started:
+                self._session_started = True
+                started_outcome = await hooks.session_start(self.config.session_source)
+                for out in self._hook_messages(started_outcome):
+                    yield out
+                context += started_outcome.additional_context
+            text = prompt if isinstance(prompt, str) else "".join(
+                b.get("text", "") for b in prompt if isinstance(b, dict) and b.get("type") == "text")
+            submitted = await hooks.user_prompt_submit(text)
+            for out in self._hook_messages(submitted):
+                yield out
+            refusal = submitted.stop_reason if submitted.prevent_continuation else (
+                "; ".join(msg for _, msg in submitted.blocking) or None)
+            if refusal is not None:
+                errors.append(f"Prompt blocked by a UserPromptSubmit hook: {refusal}")
+                result = self._result("error_during_execution", 0, started, 0.0, "", None, errors)
+                self._record(result)
+                yield result
+                return
+            context += submitted.additional_context
+
+        user_param: Message = {"role": "user", "content": _with_context(prompt, context)}
         self.messages.append(user_param)
         self._record(self._envelope({"type": "user", "message": user_param, "parent_tool_use_id": None}))
         if self.config.recorder is not None:
@@ -190,6 +230,7 @@ class QueryEngine:
             max_turns=self.config.max_turns,
             can_use_tool=self._can_use_tool,
             retry_policy=self.config.retry_policy,
+            hooks=hooks,
         )
         partial = self.config.include_partial_messages
         loop = query(params)
@@ -239,7 +280,12 @@ class QueryEngine:
                     self._record(out)
                     yield out
                 elif isinstance(event, LoopEnded):
-                    if event.reason == "max_turns":
+                    if event.reason == "stop_hook_prevented":
+                        out = self._envelope({"type": "system", "subtype": "warning", "level": "warning",
+                                              "message": f"Stopped by hook: {event.error}"})
+                        self._record(out)
+                        yield out
+                    elif event.reason == "max_turns":
                         subtype = "error_max_turns"
                         errors.append(f"Reached maximum number of turns ({self.config.max_turns})")
                     elif event.reason != "completed":
@@ -280,6 +326,21 @@ class QueryEngine:
         if self.config.recorder is not None:
             self.config.recorder.flush(durable=True)
         yield result
+
+    def _hook_messages(self, outcome: HookOutcome) -> list[Message]:
+        """A summary of the hooks that ran (for the transcript and ctrl+o) and their warnings for the user."""
+        if not outcome.results:
+            return []
+        out = [self._envelope({
+            "type": "system", "subtype": "hook_summary", "hook_event": outcome.event,
+            "hooks": [result.summary() for result in outcome.results], "has_errors": bool(outcome.errors),
+            "errors": outcome.errors,
+        })]
+        out += [self._envelope({"type": "system", "subtype": "warning", "level": "warning", "message": message})
+                for message in outcome.system_messages]
+        for message in out:
+            self._record(message)
+        return out
 
     # -- accounting ------------------------------------------------------------------------------------------------
 
@@ -386,3 +447,12 @@ class QueryEngine:
         if errors:
             result["errors"] = errors
         return self._envelope(result)
+
+
+def _with_context(prompt: str | list[dict[str, Any]], context: list[str]) -> str | list[dict[str, Any]]:
+    """The prompt, followed by what hooks added for the model (as reminders, not as the user's words)."""
+    if not context:
+        return prompt
+    blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
+    blocks += [{"type": "text", "text": f"<system-reminder>\n{item}\n</system-reminder>"} for item in context]
+    return blocks

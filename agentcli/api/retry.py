@@ -47,7 +47,8 @@ class RetryPolicy:
         base = env_int("AGENTCLI_RETRY_BASE_DELAY_MS")
         cap = env_int("AGENTCLI_RETRY_MAX_DELAY_MS")
         return cls(
-            max_retries=max(0, retries if retries is not None else (max_retries or DEFAULT_MAX_RETRIES)),
+            max_retries=max(0, retries if retries is not None else (
+                max_retries if max_retries is not None else DEFAULT_MAX_RETRIES)),
             base_delay_s=base / 1000 if base is not None else BASE_DELAY_S,
             max_delay_s=cap / 1000 if cap is not None else MAX_DELAY_S,
             fallback_models=fallback_models,

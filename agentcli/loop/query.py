@@ -8,6 +8,7 @@ that enters the conversation is answered, on every path.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
 
@@ -25,6 +26,7 @@ from agentcli.events import (
     ToolResults,
     UserInjected,
 )
+from agentcli.hooks.session_hooks import StopVerdict
 from agentcli.loop.repair import assistant_param
 from agentcli.loop.state import LoopState, QueryParams
 from agentcli.tools.executor import StreamingToolExecutor
@@ -116,15 +118,43 @@ async def query(params: QueryParams) -> AsyncIterator[LoopEvent]:
                 return
             state.messages.append(param)
             if not has_tools:
-                yield LoopEnded("completed")
-                return
-
-            async for tool_event in executor.drain():
-                yield tool_event
-            finished = tuple(executor.results())
-            results = {"role": "user", "content": [item.block for item in finished]}
-            state.messages.append(results)
-            yield ToolResults(results, finished)
+                verdict = await params.hooks.stop(_text(param), state.stop_hook_active) if params.hooks else None
+                if verdict is None or not (verdict.prevent or verdict.feedback):
+                    if verdict is not None:
+                        for notice in _stop_notices(verdict):
+                            yield notice
+                    yield LoopEnded("completed")
+                    return
+                for notice in _stop_notices(verdict):
+                    yield notice
+                if verdict.prevent:
+                    yield LoopEnded("stop_hook_prevented", verdict.stop_reason)
+                    return
+                state.stop_hook_blocks += 1
+                assert params.hooks is not None and verdict.feedback is not None
+                if state.stop_hook_blocks >= params.hooks.block_cap:
+                    yield Notice("warning", {"level": "warning", "message": (
+                        f"Stop hooks blocked {state.stop_hook_blocks} times in a row; ending the turn anyway")})
+                    yield LoopEnded("completed")
+                    return
+                feedback = {"role": "user", "content": [{"type": "text", "text": verdict.feedback}]}
+                state.messages.append(feedback)
+                yield UserInjected(feedback, "stop_hook_feedback")
+                state.stop_hook_active = True
+                state.transition = "stop_hook_blocking"
+            else:
+                async for tool_event in executor.drain():
+                    yield tool_event
+                finished = tuple(executor.results())
+                content = [item.block for item in finished]
+                if params.hooks is not None:
+                    uses = {b["id"]: b for b in param["content"] if b.get("type") == "tool_use"}
+                    notes = await asyncio.gather(*(params.hooks.post_tool_use(uses[f.tool_use_id], f)
+                                                   for f in finished))
+                    content += [{"type": "text", "text": note} for group in notes for note in group]
+                results = {"role": "user", "content": content}
+                state.messages.append(results)
+                yield ToolResults(results, finished)
         finally:
             # Closed or cancelled mid-iteration (interrupt, budget): stop every tool and its processes.
             await executor.abort()
@@ -133,7 +163,19 @@ async def query(params: QueryParams) -> AsyncIterator[LoopEvent]:
             yield LoopEnded("max_turns")
             return
         state.turn_count += 1
-        state.transition = "tool_use"
+        if state.transition != "stop_hook_blocking":
+            state.transition = "tool_use"
+
+
+def _text(param: dict) -> str:
+    return "".join(block.get("text", "") for block in param["content"] if block.get("type") == "text")
+
+
+def _stop_notices(verdict: StopVerdict) -> list[Notice]:
+    notices = [Notice("warning", {"level": "warning", "message": message}) for message in verdict.messages]
+    if verdict.summary is not None:
+        notices.append(Notice("stop_hook_summary", verdict.summary))
+    return notices
 
 
 def _retry_notice(event: Retrying) -> Notice:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcli.api.client import ModelClient
 from agentcli.api.retry import RetryPolicy
 from agentcli.tools.base import ToolEnv, ToolRegistry
 from agentcli.tools.permissions import CanUseTool, allow_all
+
+if TYPE_CHECKING:
+    from agentcli.hooks.session_hooks import LoopHooks
 
 
 @dataclass
@@ -26,6 +29,8 @@ class QueryParams:
     can_use_tool: CanUseTool = allow_all
     thinking: dict[str, Any] | None = None
     retry_policy: RetryPolicy = field(default_factory=RetryPolicy)
+    hooks: LoopHooks | None = None
+    """Stop and PostToolUse hooks; None runs none."""
     escalated_max_tokens: int = 64_000
     """``max_tokens`` for the one retry after a response hit the output limit."""
 
@@ -43,3 +48,5 @@ class LoopState:
     max_tokens_override: int | None = None
     max_tokens_recoveries: int = 0
     strip_thinking: bool = False
+    stop_hook_active: bool = False
+    stop_hook_blocks: int = 0

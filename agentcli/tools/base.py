@@ -102,9 +102,29 @@ class Tool(ABC):
 
 
 def json_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The model's JSON Schema without pydantic's titles (tokens the model does not need)."""
+    """The model's JSON Schema in the plain shape models know from Claude Code: no titles, ``$ref``s inlined, and
+    an optional field shown as its type (not ``anyOf [type, null]`` with ``default: null``)."""
     schema = model.model_json_schema()
-    return _strip_titles(schema)
+    definitions = schema.pop("$defs", {})
+    return _simplify(_strip_titles(schema), _strip_titles(definitions))
+
+
+def _simplify(node: Any, definitions: dict[str, Any]) -> Any:
+    if isinstance(node, list):
+        return [_simplify(item, definitions) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        merged = {**definitions[ref.removeprefix("#/$defs/")], **{k: v for k, v in node.items() if k != "$ref"}}
+        return _simplify(merged, definitions)
+    options = node.get("anyOf")
+    if isinstance(options, list) and "default" in node and node["default"] is None:
+        kept = [option for option in options if option != {"type": "null"}]
+        if len(kept) == 1:
+            rest = {k: v for k, v in node.items() if k not in ("anyOf", "default")}
+            return _simplify({**kept[0], **rest}, definitions)
+    return {key: _simplify(value, definitions) for key, value in node.items()}
 
 
 def _strip_titles(node: Any) -> Any:

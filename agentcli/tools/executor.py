@@ -2,7 +2,8 @@
 
 Concurrency-safe calls run side by side (bounded); any other call waits for everything before it and holds back
 everything after it, so writes happen in the order the model asked for them. Results are handed back in tool_use
-order, whatever order they finished in, so the next request is deterministic.
+order, whatever order they finished in, so the next request is deterministic. A result too large to send is
+saved under the session's scratch folder and the model gets a preview and the path.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from agentcli.api.accumulate import InvalidToolInput
 from agentcli.events import ToolFinished, ToolProgress, ToolStarted
 from agentcli.tools.base import ToolCall, ToolEnv, ToolFailure, ToolOutput, ToolRegistry, parse_input
+from agentcli.tools.output import limit_result
 from agentcli.tools.permissions import CanUseTool
 
 DEFAULT_MAX_CONCURRENCY = 10
@@ -156,11 +158,14 @@ class StreamingToolExecutor:
             parsed = parse_input(tool, decision.updated_input)
             if isinstance(parsed, str):
                 return ToolOutput(f"<tool_use_error>{parsed}</tool_use_error>", is_error=True)
-        self._push(ToolStarted(block["id"], name, parsed.model_dump(exclude_none=True)))
+        self._push(ToolStarted(block["id"], name, parsed.model_dump(exclude_none=True, by_alias=True)))
         try:
-            return await tool.call(parsed, entry.call)
+            output = await tool.call(parsed, entry.call)
         except ToolFailure as exc:
             return ToolOutput(f"<tool_use_error>{exc}</tool_use_error>", is_error=True)
+        if isinstance(output.content, str):
+            output.content = limit_result(output.content, block["id"], self._env.scratch_dir)
+        return output
 
     def _finish(self, entry: _Entry, output: ToolOutput) -> None:
         if entry.status == "done":

@@ -1,12 +1,38 @@
-"""The permission seam: faces and policy decide whether a tool call may run."""
+"""Permissions: whether a tool call may run, asked of the user only when the rules and the mode leave it open.
+
+The order is fixed so that the safest answer wins: a deny rule beats everything; writes into protected folders
+(``.git/``, ``.agentcli/``) always ask; then ask rules; plan mode refuses anything that changes something;
+bypassPermissions allows the rest; then allow rules, reads inside the project, and (acceptEdits) edits inside
+the project are allowed. Writing outside the project asks unless a rule names that place explicitly.
+What is left asks the face's callback, or is denied with a clear message when there is nobody to ask.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+import asyncio
+import os
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
-from agentcli.tools.base import Tool, ToolCall
+from pydantic import ValidationError
+
+from agentcli.tools.base import Tool, ToolCall, ToolEnv
+from agentcli.tools.commands import (
+    NON_PATH_COMMANDS,
+    deny_variants,
+    inner_scripts,
+    is_read_only,
+    is_read_only_command,
+)
+from agentcli.tools.globs import has_magic, static_prefix
+from agentcli.tools.paths import resolve
+from agentcli.tools.rules import MODES, PermissionRule, RuleRoots, command_pattern_matches, path_pattern_matches
+from agentcli.tools.shell import ParsedCommand, SimpleCommand, Word, parse_command
+
+PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
+PROTECTED_DIRS = frozenset({".git", ".agentcli"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,3 +50,280 @@ CanUseTool = Callable[[Tool, dict[str, Any], ToolCall], Awaitable[PermissionDeci
 
 async def allow_all(_tool: Tool, _input: dict[str, Any], _call: ToolCall) -> PermissionDecision:
     return ALLOW
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionRequest:
+    """What a face shows when it asks: the call, why it needs approval, and the rules "allow for this session" adds."""
+
+    tool_name: str
+    tool_input: dict[str, Any]
+    tool_use_id: str
+    reason: str
+    suggestions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionAnswer:
+    choice: Literal["allow_once", "allow_session", "deny"]
+    reason: str = ""
+    """For a denial: passed on to the model so it can change course."""
+    updated_input: dict[str, Any] | None = None
+
+
+AskUser = Callable[[PermissionRequest], Awaitable[PermissionAnswer]]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The policy's answer before anyone is asked."""
+
+    behavior: Literal["allow", "deny", "ask"]
+    reason: str = ""
+    suggestions: tuple[str, ...] = ()
+
+
+def _real(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or path.is_relative_to(root)
+
+
+@dataclass
+class PermissionPolicy:
+    """A :data:`CanUseTool` built from a mode, rules and an optional way to ask the user."""
+
+    project_dir: Path
+    mode: str = "default"
+    rules: list[PermissionRule] = field(default_factory=list)
+    ask: AskUser | None = None
+    home: Path = field(default_factory=Path.home)
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"unknown permission mode {self.mode!r}; expected one of {', '.join(MODES)}")
+        self._root_literal = Path(os.path.normpath(self.project_dir.absolute()))
+        self._root = _real(self._root_literal)
+        self._roots = RuleRoots(self._root, self._root, _real(self.home))
+        self._roots_literal = RuleRoots(self._root_literal, self._root_literal, self.home)
+        self._ask_lock = asyncio.Lock()
+
+    # -- the callable the executor awaits -------------------------------------------------------------------
+
+    async def __call__(self, tool: Tool, tool_input: dict[str, Any], call: ToolCall) -> PermissionDecision:
+        verdict = self.evaluate(tool, tool_input, call.env)
+        if verdict.behavior != "ask":
+            return PermissionDecision(verdict.behavior, verdict.reason)
+        if self.ask is None:
+            return PermissionDecision("deny", self._headless_message(tool.name, verdict))
+        async with self._ask_lock:  # one question at a time; an earlier answer may already cover this call
+            verdict = self.evaluate(tool, tool_input, call.env)
+            if verdict.behavior != "ask":
+                return PermissionDecision(verdict.behavior, verdict.reason)
+            answer = await self.ask(
+                PermissionRequest(tool.name, tool_input, call.tool_use_id, verdict.reason, verdict.suggestions)
+            )
+        if answer.choice == "deny":
+            why = f" The user said: {answer.reason}" if answer.reason else ""
+            return PermissionDecision("deny", f"The user denied permission to use {tool.name}.{why}")
+        if answer.choice == "allow_session":
+            self.add_rules(verdict.suggestions, "allow", "session")
+        return PermissionDecision("allow", updated_input=answer.updated_input)
+
+    def add_rules(self, rules: Iterable[str], behavior: Literal["allow", "ask", "deny"], source: str) -> None:
+        from agentcli.tools.rules import parse_rule
+
+        self.rules.extend(parse_rule(text, behavior, source) for text in rules)
+
+    @staticmethod
+    def _headless_message(name: str, verdict: Verdict) -> str:
+        hint = f' (to allow it, run agentcli with --allowedTools "{verdict.suggestions[0]}")' if verdict.suggestions \
+            else ""
+        return (
+            f"Permission to use {name} was denied: {verdict.reason}. agentcli is running non-interactively, so a call "
+            f"that needs approval cannot be approved{hint}. Do not retry this call; continue without it or explain "
+            "what you would need."
+        )
+
+    # -- deciding -------------------------------------------------------------------------------------------
+
+    def evaluate(self, tool: Tool, tool_input: dict[str, Any], env: ToolEnv | None = None) -> Verdict:
+        """Decide a call from the mode and rules alone (``ask`` means a person must decide)."""
+        try:
+            parsed = tool.input_model.model_validate(tool_input)
+        except ValidationError:
+            return Verdict("deny", "the tool input is not valid")
+        if tool.name == "Bash":
+            cwd = env.state.shell_cwd if env is not None and env.state.shell_cwd is not None else self._root_literal
+            return self._bash(str(parsed.command), Path(cwd))
+        read_only = tool.is_read_only(parsed)
+        target = tool.target_path(parsed)
+        if target is not None:
+            return self._file(tool.name, target, read_only)
+        return self._plain(tool.name, read_only)
+
+    def _rules(self, behavior: str, tool: str) -> list[PermissionRule]:
+        return [rule for rule in self.rules if rule.behavior == behavior and rule.covers_tool(tool)]
+
+    def _plain(self, name: str, read_only: bool) -> Verdict:
+        for behavior in ("deny", "ask"):
+            for rule in self._rules(behavior, name):
+                if rule.whole_tool:
+                    return self._by_rule(name, rule)
+        if self.mode == "plan" and not read_only:
+            return Verdict("deny", self._plan_message())
+        if self.mode == "bypassPermissions" or read_only:
+            return Verdict("allow")
+        if any(rule.whole_tool for rule in self._rules("allow", name)):
+            return Verdict("allow")
+        return Verdict("ask", f"{name} needs approval", (name,))
+
+    def _by_rule(self, name: str, rule: PermissionRule) -> Verdict:
+        if rule.behavior == "deny":
+            return Verdict("deny", f"Permission to use {name} has been denied by the rule {rule} ({rule.source}).")
+        return Verdict("ask", f"the rule {rule} ({rule.source}) asks for approval", ())
+
+    @staticmethod
+    def _plan_message() -> str:
+        return (
+            "agentcli is in plan mode, where only read-only tools run. Do not change anything yet: finish "
+            "investigating and present your plan."
+        )
+
+    # -- files ----------------------------------------------------------------------------------------------
+
+    def _file(self, name: str, target: str, read_only: bool) -> Verdict:
+        literal = resolve(target, self._root_literal)
+        real = _real(literal)
+
+        def matches(rule: PermissionRule, *, literal_too: bool) -> bool:
+            if rule.whole_tool:
+                return True
+            assert rule.specifier is not None
+            if path_pattern_matches(rule.specifier, real, self._roots):
+                return True
+            return literal_too and path_pattern_matches(rule.specifier, literal, self._roots_literal)
+
+        for rule in self._rules("deny", name):
+            if matches(rule, literal_too=True):
+                return self._by_rule(name, rule)
+        inside = _inside(real, self._root)
+        specific_allow = [r for r in self._rules("allow", name) if not r.whole_tool and matches(r, literal_too=False)]
+        where = "//" + str(real.parent).lstrip("/") + "/**"
+        if not read_only and PROTECTED_DIRS.intersection(real.parts + literal.parts):
+            if any(rule.source == "session" for rule in specific_allow):
+                return Verdict("allow")
+            return Verdict("ask", f"{real} is in a protected folder (.git/ or .agentcli/)",
+                           (f"Edit(//{str(real).lstrip('/')})",))
+        for rule in self._rules("ask", name):
+            if matches(rule, literal_too=True):
+                return self._by_rule(name, rule)
+        if self.mode == "plan" and not read_only:
+            return Verdict("deny", self._plan_message())
+        if self.mode == "bypassPermissions" or specific_allow:
+            return Verdict("allow")
+        family = "Read" if read_only else "Edit"
+        if not inside:
+            action = "reads" if read_only else "writes"
+            return Verdict("ask", f"{name} {action} {real}, outside the project folder", (f"{family}({where})",))
+        if any(rule.whole_tool for rule in self._rules("allow", name)):
+            return Verdict("allow")
+        if read_only or self.mode == "acceptEdits":
+            return Verdict("allow")
+        relative = real.parent.relative_to(self._root).as_posix()
+        suggestion = "Edit" if relative == "." else f"Edit(/{relative}/**)"
+        return Verdict("ask", f"{name} changes {real}", (suggestion,))
+
+    # -- shell commands -------------------------------------------------------------------------------------
+
+    def _bash(self, command: str, cwd: Path) -> Verdict:
+        parsed = parse_command(command)
+        pieces = self._pieces(parsed, command)
+        for behavior in ("deny", "ask"):
+            for rule in self._rules(behavior, "Bash"):
+                if rule.whole_tool or any(command_pattern_matches(rule.specifier or "", p) for p in pieces):
+                    return self._by_rule("Bash", rule)
+        if self.mode == "plan" and not is_read_only(parsed):
+            return Verdict("deny", self._plan_message())
+        if self.mode == "bypassPermissions" or any(r.whole_tool for r in self._rules("allow", "Bash")):
+            return Verdict("allow")
+        if not parsed.analysable:
+            why = parsed.error or "it uses shell constructs that cannot be checked part by part"
+            return Verdict("ask", f"the command cannot be checked ({why})", ())
+        cwds = [_real(cwd)]
+        unapproved: list[SimpleCommand] = []
+        for sub in parsed.commands:
+            if not self._approved(sub, cwds):
+                unapproved.append(sub)
+            if sub.argv and sub.argv[0].value == "cd" and len(sub.argv) > 1 and not sub.argv[1].expands:
+                cwds.append(_real(Path(os.path.normpath(cwds[0] / os.path.expanduser(sub.argv[1].value)))))
+        if not unapproved:
+            return Verdict("allow")
+        suggestions = tuple(dict.fromkeys(_suggest(sub) for sub in unapproved))
+        shown = "; ".join(sub.text for sub in unapproved)
+        return Verdict("ask", f"the command `{shown}` needs approval", suggestions)
+
+    @staticmethod
+    def _pieces(parsed: ParsedCommand, command: str) -> list[str]:
+        """Every reading of the command a deny or ask rule should see."""
+        pieces: list[str] = []
+        for sub in parsed.commands:
+            pieces += deny_variants(sub)
+            for script in inner_scripts(sub):
+                pieces += PermissionPolicy._pieces(parse_command(script), script)
+        if parsed.error is not None:
+            import re
+
+            pieces.append(command)
+            pieces += [part.strip() for part in re.split(r"[;&|\n`()$]+", command) if part.strip()]
+        return pieces
+
+    def _approved(self, sub: SimpleCommand, cwds: list[Path]) -> bool:
+        writes = sub.writes_files()
+        if all(self._inside_project(target, cwds) for target in writes):
+            for rule in self._rules("allow", "Bash"):
+                if rule.specifier and command_pattern_matches(rule.specifier, sub.text):
+                    return True
+        if not is_read_only_command(sub):
+            return False
+        name = sub.argv[0].value
+        words = [r.target for r in sub.redirects if r.op in ("<", "<>") and r.target is not None]
+        if name == "cd":
+            words += sub.argv[1:2] or [Word("~", "~")]
+        elif name not in NON_PATH_COMMANDS:
+            for word in sub.argv[1:]:
+                if word.value.startswith("-"):
+                    if "=" in word.value:
+                        value = word.value.split("=", 1)[1]
+                        words.append(Word(value, value, word.expands, word.globby))
+                    continue
+                words.append(word)
+        return all(self._inside_project(word, cwds) for word in words)
+
+    def _inside_project(self, word: Word | None, cwds: list[Path]) -> bool:
+        if word is None or word.expands:
+            return False
+        value = word.value
+        if has_magic(value):
+            value = static_prefix(value)[0] or "."
+        home = value.startswith("~")
+        candidates = [Path(os.path.expanduser(value))] if home else [cwd / value for cwd in cwds]
+        return all(_inside(_real(Path(os.path.normpath(path))), self._root) for path in candidates)
+
+
+def _suggest(sub: SimpleCommand) -> str:
+    words = [word.value for word in sub.argv]
+    if not words:
+        return "Bash"
+    if len(words) >= 2 and not words[1].startswith("-") and words[0] in _TWO_WORD_PREFIX:
+        return f"Bash({words[0]} {words[1]}:*)"
+    return f"Bash({words[0]}:*)"
+
+
+_TWO_WORD_PREFIX = frozenset({"git", "npm", "pnpm", "yarn", "bun", "cargo", "go", "docker", "kubectl", "make",
+                              "pip", "uv", "poetry", "gh", "dotnet", "mvn", "gradle", "python", "python3", "npx"})

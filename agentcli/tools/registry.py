@@ -2,18 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from agentcli.tools.base import Tool, ToolRegistry
 
 
 def builtin_tools() -> list[Tool]:
+    from agentcli.tools.bash import BashTool
+    from agentcli.tools.edit import EditTool
+    from agentcli.tools.glob import GlobTool
+    from agentcli.tools.grep import GrepTool
     from agentcli.tools.read import ReadTool
+    from agentcli.tools.todo import TodoWriteTool
+    from agentcli.tools.write import WriteTool
 
-    return [ReadTool()]
+    return [BashTool(), GlobTool(), GrepTool(), ReadTool(), EditTool(), WriteTool(), TodoWriteTool()]
 
 
-def default_registry(allowed: list[str] | None = None, disallowed: list[str] | None = None) -> ToolRegistry:
-    """The built-in tools, narrowed to ``allowed`` names and without ``disallowed`` ones."""
+def default_registry(
+    allowed: Iterable[str] | None = None, disallowed: Iterable[str] | None = None
+) -> ToolRegistry:
+    """The built-in tools, narrowed to ``allowed`` names and without ``disallowed`` ones.
+
+    A bare deny rule (``--disallowedTools Bash``) removes the tool altogether, so the model never sees it.
+    """
     tools = builtin_tools()
+    allowed = list(allowed or [])
+    disallowed = set(disallowed or [])
     if allowed:
         tools = [tool for tool in tools if tool.name in allowed]
     if disallowed:

@@ -1,0 +1,172 @@
+"""Settings files: user, project, local, then ``--settings``; later layers override earlier ones.
+
+Keys follow Claude Code's settings where they overlap (``hooks``, ``permissions``, ``model``, ``env``), so a
+settings file written for it works here. A broken file is reported with its path, line and key; faces decide
+whether to go on without it (interactive) or stop (``-p``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agentcli.config.paths import config_dir
+
+Source = Literal["userSettings", "projectSettings", "localSettings", "flagSettings"]
+
+
+class HookCommand(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    type: Literal["command"] = "command"
+    command: str = Field(min_length=1)
+    timeout: float | None = Field(default=None, gt=0)
+    """Seconds; default 60."""
+
+
+class HookMatcher(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    matcher: str | None = None
+    hooks: list[HookCommand] = Field(default_factory=list)
+
+
+class PermissionsSettings(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    allow: list[str] = Field(default_factory=list)
+    deny: list[str] = Field(default_factory=list)
+    ask: list[str] = Field(default_factory=list)
+    defaultMode: Literal["default", "acceptEdits", "plan", "bypassPermissions"] | None = None
+
+
+class Settings(BaseModel):
+    """One settings file, or the merge of all of them. Unknown keys are kept and ignored."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    model: str | None = None
+    fallbackModel: str | list[str] | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+    permissions: PermissionsSettings = Field(default_factory=PermissionsSettings)
+    hooks: dict[str, list[HookMatcher]] = Field(default_factory=dict)
+    maxRetries: int | None = Field(default=None, ge=0)
+    streamIdleTimeoutMs: int | None = Field(default=None, gt=0)
+    stopHookBlockCap: int | None = Field(default=None, ge=1)
+    theme: str | None = None
+
+
+class SettingsError(Exception):
+    """A settings file that can't be used; ``str()`` names the file, the line and the key."""
+
+    def __init__(self, message: str, path: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+@dataclass
+class SettingsLayer:
+    """One file's settings, validated, with where they came from."""
+
+    source: Source
+    path: str
+    data: dict[str, Any]
+    settings: Settings
+
+
+@dataclass
+class LoadedSettings:
+    layers: list[SettingsLayer] = field(default_factory=list)
+    errors: list[SettingsError] = field(default_factory=list)
+    merged: Settings = field(default_factory=Settings)
+
+    def layer_sources(self) -> list[Source]:
+        return [layer.source for layer in self.layers]
+
+
+def settings_paths(project_dir: Path) -> list[tuple[Source, Path]]:
+    """The settings files, lowest precedence first."""
+    return [
+        ("userSettings", config_dir() / "settings.json"),
+        ("projectSettings", project_dir / ".agentcli" / "settings.json"),
+        ("localSettings", project_dir / ".agentcli" / "settings.local.json"),
+    ]
+
+
+def _line_of_key(text: str, key: str) -> int | None:
+    needle = json.dumps(key)
+    for number, line in enumerate(text.splitlines(), 1):
+        if needle in line:
+            return number
+    return None
+
+
+def parse_settings(text: str, path: str, source: Source) -> SettingsLayer:
+    """Validate one file's text; raises :class:`SettingsError` with the line and key of the first problem."""
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as exc:
+        raise SettingsError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}", path) from None
+    if not isinstance(data, dict):
+        raise SettingsError(f"{path}: settings must be a JSON object, not {type(data).__name__}", path)
+    try:
+        settings = Settings.model_validate(data)
+    except ValidationError as exc:
+        issue = exc.errors()[0]
+        key = ".".join(str(part) for part in issue["loc"])
+        top = next((str(part) for part in reversed(issue["loc"]) if isinstance(part, str)), key)
+        line = _line_of_key(text, top)
+        where = f"{path}:{line}" if line else path
+        more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
+        raise SettingsError(f"{where}: {key}: {issue['msg']}{more}", path) from None
+    return SettingsLayer(source, path, data, settings)
+
+
+def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """Objects merge key by key, lists add up (without repeats), anything else is replaced."""
+    out = dict(base)
+    for key, value in override.items():
+        current = out.get(key)
+        if isinstance(current, dict) and isinstance(value, dict):
+            out[key] = _merge(current, value)
+        elif isinstance(current, list) and isinstance(value, list):
+            out[key] = current + [item for item in value if item not in current]
+        else:
+            out[key] = value
+    return out
+
+
+def load_settings(project_dir: Path, flag: str | None = None) -> LoadedSettings:
+    """Read every layer; ``flag`` is ``--settings``: a file path or inline JSON."""
+    loaded = LoadedSettings()
+    candidates: list[tuple[Source, str, str]] = []
+    for source, path in settings_paths(project_dir):
+        try:
+            candidates.append((source, str(path), path.read_text(encoding="utf-8")))
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            loaded.errors.append(SettingsError(f"{path}: {exc.strerror or exc}", str(path)))
+    if flag is not None:
+        if flag.lstrip().startswith("{"):
+            candidates.append(("flagSettings", "--settings", flag))
+        else:
+            try:
+                candidates.append(("flagSettings", flag, Path(flag).expanduser().read_text(encoding="utf-8")))
+            except OSError as exc:
+                loaded.errors.append(SettingsError(f"--settings {flag}: {exc.strerror or exc}", flag))
+    merged: dict[str, Any] = {}
+    for source, path, text in candidates:
+        try:
+            layer = parse_settings(text, path, source)
+        except SettingsError as exc:
+            loaded.errors.append(exc)
+            continue
+        loaded.layers.append(layer)
+        merged = _merge(merged, layer.data)
+    loaded.merged = Settings.model_validate(merged)
+    return loaded

@@ -1,0 +1,57 @@
+"""Which hooks are configured, from which file, and which of them match an event."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from agentcli.config.settings import SettingsLayer
+
+DEFAULT_TIMEOUT_S = 60.0
+EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop", "SessionStart", "SessionEnd",
+          "PreCompact", "Notification")
+_EXACT = re.compile(r"^[A-Za-z0-9_|, -]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class ConfiguredHook:
+    event: str
+    matcher: str | None
+    command: str
+    timeout_s: float
+    source: str
+    """The settings file it came from (shown by ``/hooks`` and in summaries)."""
+
+
+def matcher_matches(matcher: str | None, value: str | None) -> bool:
+    """Claude Code's rule: empty or ``*`` matches all; plain names (``|`` or ``,`` lists) match exactly;
+    anything else is an unanchored regular expression."""
+    if matcher is None or matcher.strip() in ("", "*"):
+        return True
+    if value is None:
+        return False
+    if _EXACT.match(matcher):
+        names = [name.strip() for name in re.split(r"[|,]", matcher)]
+        return value in names
+    try:
+        return re.search(matcher, value) is not None
+    except re.error:
+        return False
+
+
+def configured_hooks(layers: list[SettingsLayer], *, include_project: bool = True) -> list[ConfiguredHook]:
+    """Every hook of every layer, in file order. Project hooks are left out until the folder is trusted."""
+    hooks: list[ConfiguredHook] = []
+    for layer in layers:
+        if layer.source == "projectSettings" and not include_project:
+            continue
+        for event, matchers in layer.settings.hooks.items():
+            for group in matchers:
+                for hook in group.hooks:
+                    hooks.append(ConfiguredHook(event, group.matcher, hook.command,
+                                                hook.timeout or DEFAULT_TIMEOUT_S, layer.path))
+    return hooks
+
+
+def project_hook_count(layers: list[SettingsLayer]) -> int:
+    return sum(len(configured_hooks([layer])) for layer in layers if layer.source == "projectSettings")

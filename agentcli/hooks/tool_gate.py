@@ -1,0 +1,38 @@
+"""PreToolUse hooks in front of the permission policy: they may deny, allow, ask, or rewrite the input."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentcli.hooks.session_hooks import SessionHooks
+from agentcli.tools.base import Tool, ToolCall
+from agentcli.tools.permissions import CanUseTool, PermissionDecision
+
+
+def gate_with_pre_tool_use(policy: CanUseTool, hooks: SessionHooks) -> CanUseTool:
+    """A ``CanUseTool`` that runs PreToolUse hooks first.
+
+    A blocking hook (exit 2) or ``permissionDecision: deny`` stops the call and the model sees why; ``allow`` skips
+    the policy; ``ask`` and no decision leave it to the policy; ``updatedInput`` replaces what runs.
+    """
+    if not hooks.runner.has("PreToolUse"):
+        return policy
+
+    async def can_use_tool(tool: Tool, tool_input: dict[str, Any], call: ToolCall) -> PermissionDecision:
+        outcome = await hooks.pre_tool_use(tool.name, tool_input, call.tool_use_id)
+        if outcome.blocking:
+            reasons = "; ".join(message for _, message in outcome.blocking)
+            return PermissionDecision("deny", f"PreToolUse hook blocked this call: {reasons}")
+        updated = outcome.updated_input
+        decision = outcome.permission_decision
+        if decision is not None and decision[0] == "deny":
+            return PermissionDecision("deny", f"PreToolUse hook denied this call: {decision[1] or 'no reason given'}")
+        if decision is not None and decision[0] == "allow":
+            return PermissionDecision("allow", updated_input=updated)
+        effective = updated if updated is not None else tool_input
+        verdict = await policy(tool, effective, call)
+        if updated is not None and verdict.behavior == "allow" and verdict.updated_input is None:
+            return PermissionDecision("allow", verdict.message, updated)
+        return verdict
+
+    return can_use_tool

@@ -1,0 +1,132 @@
+"""Open a session for a run: a new one, ``--continue``, ``--resume ID``, ``--fork-session``, ``--session-id``.
+
+Resuming repairs the transcript by appending, never by rewriting: a line a crash cut short is ended, tool calls
+that never reported back get their "interrupted" results, and a note records which lines were skipped, so the next
+load is quiet and a person reading the file sees what happened.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentcli.config.paths import sessions_dir
+from agentcli.session.listing import SUFFIX, find_elsewhere, find_session, latest_session
+from agentcli.session.load import REPAIR_SUBTYPE, load_transcript
+from agentcli.session.redact import Redactor
+from agentcli.session.store import TranscriptStore
+
+Message = dict[str, Any]
+
+
+class SessionError(Exception):
+    """A session cannot be opened as asked; ``exit_code`` is what the command line should exit with."""
+
+    exit_code = 1
+
+
+class SessionNotFound(SessionError):
+    def __init__(self, session_id: str, hint: str | None = None) -> None:
+        message = f"No conversation found with session ID: {session_id}"
+        super().__init__(f"{message}\n{hint}" if hint else message)
+        self.session_id = session_id
+
+
+class NothingToContinue(SessionError):
+    def __init__(self) -> None:
+        super().__init__("No conversation found to continue in this directory")
+
+
+class SessionIdInUse(SessionError):
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"Session ID {session_id} is already in use")
+
+
+class InvalidSessionId(SessionError):
+    exit_code = 2
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"Invalid session ID {session_id!r}: it must be a UUID")
+
+
+@dataclass
+class OpenedSession:
+    """What a run starts from: its id, the history to send, and the store that records the rest."""
+
+    session_id: str
+    store: TranscriptStore
+    messages: list[Message] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    resumed_from: str | None = None
+    """The session this one continues (itself, or the original of a fork); None for a new session."""
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def canonical_uuid(text: str) -> str:
+    """``text`` as a canonical UUID string; raises :class:`InvalidSessionId` otherwise."""
+    try:
+        return str(uuid.UUID(text))
+    except ValueError:
+        raise InvalidSessionId(text) from None
+
+
+def open_session(
+    cwd: Path,
+    *,
+    resume: str | None = None,
+    continue_last: bool = False,
+    fork: bool = False,
+    session_id: str | None = None,
+    redactor: Redactor | None = None,
+) -> OpenedSession:
+    """Resolve the flags to a session; raises :class:`SessionError` subclasses for what the user must fix."""
+    wanted = canonical_uuid(session_id) if session_id is not None else None
+    if wanted is not None and (resume or continue_last) and not fork:
+        raise SessionError("--session-id can be combined with --resume or --continue only with --fork-session")
+    source: Path | None = None
+    if resume:
+        source = find_session(cwd, resume)
+        if source is None:
+            elsewhere = find_elsewhere(resume)
+            hint = f"It was started in {elsewhere.cwd}; run agentcli from there to resume it." if (
+                elsewhere and elsewhere.cwd) else None
+            raise SessionNotFound(resume, hint)
+    elif continue_last:
+        source = latest_session(cwd)
+        if source is None:
+            raise NothingToContinue()
+
+    if source is None:
+        new_id = wanted or str(uuid.uuid4())
+        return OpenedSession(new_id, _new_store(cwd, new_id, redactor, exists_ok=wanted is None))
+
+    transcript = load_transcript(source, keep_entries=fork)
+    old_id = source.name.removesuffix(SUFFIX)
+    if fork:
+        new_id = wanted or str(uuid.uuid4())
+        store = _new_store(cwd, new_id, redactor, exists_ok=False)
+        store.copy_entries(transcript.entries or [])
+        store.record({"type": "system", "subtype": "session_fork", "forkedFrom": old_id})
+    else:
+        new_id = old_id
+        store = TranscriptStore(source, old_id, cwd, parent_uuid=transcript.last_uuid, redactor=redactor)
+        if transcript.torn_tail:
+            store.seal()
+        if transcript.new_bad_lines:
+            store.record({"type": "system", "subtype": REPAIR_SUBTYPE, "skippedLines": transcript.new_bad_lines})
+    if transcript.dangling:
+        results = transcript.messages[-1]["content"][-len(transcript.dangling):]
+        store.record({"type": "user", "message": {"role": "user", "content": results}, "isSynthetic": True})
+    store.flush(durable=True)
+    return OpenedSession(new_id, store, transcript.messages, list(transcript.warnings), old_id)
+
+
+def _new_store(cwd: Path, session_id: str, redactor: Redactor | None, *, exists_ok: bool) -> TranscriptStore:
+    path = sessions_dir(cwd) / f"{session_id}{SUFFIX}"
+    if path.exists() and not exists_ok:
+        raise SessionIdInUse(session_id)
+    return TranscriptStore(path, session_id, cwd, redactor=redactor)

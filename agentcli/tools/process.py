@@ -1,0 +1,254 @@
+"""Running a shell command as its own process group, so that a timeout or an interrupt ends all of it.
+
+The command runs in a new session (``start_new_session``): it and everything it starts share one process group.
+When it times out, is cancelled, or finishes while leaving background children behind, the whole group gets
+SIGTERM, then SIGKILL, and the call returns only once the group is gone. Output is read as it arrives, capped
+(start and end kept), optionally copied in full to a file, and reported as progress.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from agentcli.tools.output import CappedText
+
+TERM_GRACE_S = 0.5
+PROGRESS_INTERVAL_S = 0.1
+PROGRESS_TAIL_CHARS = 4_000
+
+# The command is the first argument; the folder to start in the second; where to leave the final folder the third.
+_SCRIPT = (
+    '__agentcli_command=$1; __agentcli_cwd_file=$3\n'
+    'cd -- "$2" || exit 1\n'
+    'set --\n'
+    "trap 'pwd -P >| \"$__agentcli_cwd_file\" 2>/dev/null' EXIT\n"
+    'eval "$__agentcli_command"\n'
+)
+
+
+@dataclass
+class CommandResult:
+    exit_code: int | None
+    output: str
+    """stdout and stderr interleaved as they arrived, with the middle cut out if it was too long."""
+    stdout: str
+    stderr: str
+    timed_out: bool
+    final_cwd: Path | None
+    full_output_path: Path | None
+    truncated: bool
+
+
+def _shell() -> str:
+    return shutil.which("bash") or "/bin/sh"
+
+
+def group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return False  # the id now belongs to someone else's group: ours is gone
+    return True
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+async def _until(condition: Callable[[], bool], timeout_s: float, step_s: float = 0.01) -> bool:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while not condition():
+        if loop.time() >= deadline:
+            return False
+        await asyncio.sleep(step_s)
+    return True
+
+
+async def end_group(pgid: int, exited: asyncio.Event, grace_s: float = TERM_GRACE_S) -> None:
+    """SIGTERM the process group, SIGKILL whatever is left after ``grace_s``, and wait until it is gone."""
+    if group_alive(pgid):
+        _signal_group(pgid, signal.SIGTERM)
+        await _until(lambda: not group_alive(pgid) and exited.is_set(), grace_s)
+    _signal_group(pgid, signal.SIGKILL)
+    await _until(lambda: not group_alive(pgid) and exited.is_set(), 2.0)
+
+
+class _Collector:
+    def __init__(self, limit: int, spill_path: Path | None, report: Callable[[str], None] | None) -> None:
+        self.combined = CappedText(limit)
+        self.stdout = CappedText(limit)
+        self.stderr = CappedText(limit)
+        self._limit = limit
+        self._spill_path = spill_path
+        self._spill: IO[str] | None = None
+        self._early: list[str] = []
+        self.spilled: Path | None = None
+        self._report = report
+        self._last_report = 0.0
+        self._pending = False
+
+    def add(self, text: str, stream: str) -> None:
+        if not text:
+            return
+        self.combined.append(text)
+        (self.stdout if stream == "stdout" else self.stderr).append(text)
+        self._keep(text)
+        self._pending = True
+        self.flush_progress()
+
+    def _keep(self, text: str) -> None:
+        """Copy everything to a file once the output outgrows the cap (so the model can read the cut part)."""
+        if self._spill_path is None:
+            return
+        if self._spill is None:
+            self._early.append(text)
+            if self.combined.total <= self._limit:
+                return
+            try:
+                self._spill_path.parent.mkdir(parents=True, exist_ok=True)
+                self._spill = self._spill_path.open("w", encoding="utf-8")
+            except OSError:
+                self._spill_path = None
+                return
+            self.spilled = self._spill_path
+            text = "".join(self._early)
+            self._early.clear()
+        with contextlib.suppress(OSError):
+            self._spill.write(text)
+
+    def flush_progress(self, force: bool = False) -> None:
+        if self._report is None or not self._pending:
+            return
+        now = time.monotonic()
+        if force or now - self._last_report >= PROGRESS_INTERVAL_S:
+            self._last_report = now
+            self._pending = False
+            self._report(self.combined.tail(PROGRESS_TAIL_CHARS))
+
+    def close(self) -> None:
+        if self._spill is not None:
+            with contextlib.suppress(OSError):
+                self._spill.close()
+
+
+class _ShellProtocol(asyncio.SubprocessProtocol):
+    """Feeds the collector as output arrives and notes when the shell exits and when its pipes close.
+
+    (``Process.wait()`` would also wait for the pipes, which a background child may hold open for ever.)
+    """
+
+    def __init__(self, collector: _Collector) -> None:
+        self.collector = collector
+        self.exited = asyncio.Event()
+        self.closed = asyncio.Event()
+        self._decoders = {fd: codecs.getincrementaldecoder("utf-8")("replace") for fd in (1, 2)}
+        self._open = {1, 2}
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        if isinstance(data, bytes):
+            data = self._decoders[fd].decode(data)
+        self.collector.add(data, "stdout" if fd == 1 else "stderr")
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd in self._open:
+            self.collector.add(self._decoders[fd].decode(b"", final=True), "stdout" if fd == 1 else "stderr")
+            self._open.discard(fd)
+        if not self._open:
+            self.closed.set()
+
+    def process_exited(self) -> None:
+        self.exited.set()
+
+
+async def _wait(event: asyncio.Event, timeout_s: float) -> bool:
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(event.wait(), timeout_s)
+    return event.is_set()
+
+
+async def run_shell(
+    command: str,
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    timeout_s: float,
+    limit: int,
+    spill_path: Path | None = None,
+    report: Callable[[str], None] | None = None,
+) -> CommandResult:
+    """Run ``command`` with the user's shell in ``cwd``; cancellation and timeouts end its whole process group."""
+    fd, cwd_file = tempfile.mkstemp(prefix="agentcli-cwd-")
+    os.close(fd)
+    collector = _Collector(limit, spill_path, report)
+    protocol = _ShellProtocol(collector)
+    transport: asyncio.SubprocessTransport | None = None
+    timed_out = False
+    loop = asyncio.get_running_loop()
+    try:
+        transport, _ = await loop.subprocess_exec(
+            lambda: protocol, _shell(), "-c", _SCRIPT, "agentcli", command, str(cwd), cwd_file,
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            cwd=str(cwd), env=env, start_new_session=True,
+        )
+        pgid = transport.get_pid()
+        try:
+            deadline = loop.time() + timeout_s
+            while not protocol.exited.is_set():
+                remaining = deadline - loop.time()
+                if remaining <= 0:
+                    timed_out = True
+                    break
+                await _wait(protocol.exited, min(remaining, 0.25))
+                collector.flush_progress()
+            if not timed_out:
+                # The shell is done; what is left in the pipes arrives at once unless a background child holds them.
+                await _wait(protocol.closed, 0.1)
+            await end_group(pgid, protocol.exited, TERM_GRACE_S if timed_out else 0.1)
+            await _wait(protocol.closed, 1.0)
+        except asyncio.CancelledError:
+            await asyncio.shield(end_group(pgid, protocol.exited))
+            raise
+    finally:
+        if transport is not None:
+            if transport.get_returncode() is None:
+                _signal_group(transport.get_pid(), signal.SIGKILL)
+            transport.close()
+        collector.close()
+        final_cwd = _read_cwd(cwd_file)
+    return CommandResult(
+        exit_code=transport.get_returncode(),
+        output=collector.combined.render(),
+        stdout=collector.stdout.render(),
+        stderr=collector.stderr.render(),
+        timed_out=timed_out,
+        final_cwd=final_cwd,
+        full_output_path=collector.spilled,
+        truncated=collector.combined.truncated,
+    )
+
+
+def _read_cwd(path: str) -> Path | None:
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    return Path(text) if text else None

@@ -1,0 +1,69 @@
+"""Write: create a file or replace one the model has read, creating missing folders on the way."""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from agentcli.tools.base import Tool, ToolCall, ToolFailure, ToolInput, ToolOutput
+from agentcli.tools.filestate import remember, require_fresh
+from agentcli.tools.paths import resolve
+
+
+class WriteInput(ToolInput):
+    file_path: str = Field(description="The absolute path to the file to write (must be absolute, not relative)")
+    content: str = Field(description="The content to write to the file")
+
+
+def unified_patch(path: Path, old: str, new: str) -> str:
+    """A unified diff of the change, for faces and hooks to show."""
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=str(path), tofile=str(path), n=3
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+class WriteTool(Tool):
+    name = "Write"
+    description = (
+        "Writes a file to the local filesystem, replacing it if it exists. The file_path must be absolute. "
+        "An existing file must have been read with the Read tool in this session first, and must not have changed "
+        "since; otherwise the write fails. Missing parent folders are created. Prefer Edit for changing part of an "
+        "existing file; use Write for new files or complete rewrites."
+    )
+    input_model = WriteInput
+
+    def target_path(self, tool_input: Any) -> str | None:
+        return tool_input.file_path
+
+    async def call(self, tool_input: Any, call: ToolCall) -> ToolOutput:
+        path = resolve(tool_input.file_path, call.env.project_dir)
+        return await asyncio.to_thread(_write, path, tool_input.content, call)
+
+
+def _write(path: Path, content: str, call: ToolCall) -> ToolOutput:
+    if path.is_dir():
+        raise ToolFailure(f"{path} is a directory; give the path of a file.")
+    old: str | None = None
+    if path.exists():
+        old = require_fresh(path, call.env.state)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("w", encoding="utf-8", newline="") as handle:
+            handle.write(content)
+    except OSError as exc:
+        raise ToolFailure(f"Could not write {path}: {exc.strerror or exc}") from None
+    remember(path, call.env.state, content)
+    structured: dict[str, Any] = {
+        "type": "create" if old is None else "update",
+        "filePath": str(path),
+        "content": content,
+        "patch": unified_patch(path, old or "", content),
+    }
+    if old is None:
+        return ToolOutput(f"File created successfully at: {path}", structured=structured)
+    return ToolOutput(f"The file {path} has been updated successfully.", structured=structured)
