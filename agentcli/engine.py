@@ -25,6 +25,7 @@ from agentcli.events import (
     LoopEnded,
     Notice,
     RequestStarted,
+    ResponseWithheld,
     StreamDelta,
     ToolFinished,
     ToolProgress,
@@ -264,6 +265,9 @@ class QueryEngine:
                         yield out
                     if self.config.recorder is not None:
                         self.config.recorder.flush(durable=True)
+                elif isinstance(event, ResponseWithheld):
+                    message = event.message
+                    self._add_usage(message.get("model") or self.config.model, message.get("usage") or {})
                 elif isinstance(event, UserInjected):
                     self.messages.append(event.param)
                     out = self._envelope({"type": "user", "message": event.param, "parent_tool_use_id": None,

@@ -33,6 +33,14 @@ class AssistantTurn:
 
 
 @dataclass(frozen=True, slots=True)
+class ResponseWithheld:
+    """A complete response the loop chose not to keep (asked again instead); it was billed all the same."""
+
+    message: dict[str, Any]
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class ToolStarted:
     tool_use_id: str
     name: str
@@ -95,6 +103,6 @@ class LoopEnded:
 
 
 LoopEvent = (
-    RequestStarted | StreamDelta | AssistantTurn | ToolStarted | ToolProgress | ToolFinished | ToolResults
-    | UserInjected | Notice | LoopEnded
+    RequestStarted | StreamDelta | AssistantTurn | ResponseWithheld | ToolStarted | ToolProgress | ToolFinished
+    | ToolResults | UserInjected | Notice | LoopEnded
 )

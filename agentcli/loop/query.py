@@ -22,6 +22,7 @@ from agentcli.events import (
     LoopEvent,
     Notice,
     RequestStarted,
+    ResponseWithheld,
     StreamDelta,
     ToolResults,
     UserInjected,
@@ -100,6 +101,7 @@ async def query(params: QueryParams) -> AsyncIterator[LoopEvent]:
                     # Withhold the cut response and ask again with more room, once.
                     state.max_tokens_override = params.escalated_max_tokens
                     state.transition = "max_tokens_escalation"
+                    yield ResponseWithheld(response, "max_tokens_escalation")
                     yield Notice("max_tokens_escalation", {"max_tokens": params.escalated_max_tokens})
                     continue
                 if state.max_tokens_recoveries < MAX_TOKENS_RECOVERY_LIMIT and param is not None:

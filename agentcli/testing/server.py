@@ -95,6 +95,8 @@ class FakeAnthropicServer:
     ) -> None:
         self.scenario: Scenario = load_scenario(scenario)
         self.requests: list[RecordedRequest] = []
+        self.incomplete_requests = 0
+        """Connections that closed before their request body was complete (a client killed mid-send)."""
         self._log = RequestLog(Path(log_path)) if log_path is not None else None
         self._requested_port = port
         self._lock = threading.Lock()
@@ -216,7 +218,13 @@ class FakeAnthropicServer:
     def _handle(self, handler: _Handler) -> None:
         received = time.monotonic()
         request_id = f"req_fake_{next(self._request_ids)}"
-        raw = wire.read_body(handler.rfile, handler.headers)
+        try:
+            raw = wire.read_body(handler.rfile, handler.headers)
+        except wire.IncompleteBody:
+            with self._lock:
+                self.incomplete_requests += 1
+            handler.close_connection = True
+            return
         url = urlsplit(handler.path)
         body, parse_error = _parse_json(raw)
         record = RecordedRequest(

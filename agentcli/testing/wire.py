@@ -80,17 +80,30 @@ def stay_silent(sock: socket.socket, seconds: float, stop: threading.Event) -> b
     return False
 
 
+class IncompleteBody(Exception):
+    """The client went away before its request body was complete: it never sent a request at all."""
+
+
 def read_body(rfile: Any, headers: Any) -> bytes:
-    """The request body, whether sized by content-length or sent chunked."""
+    """The request body, whether sized by content-length or sent chunked; raises :class:`IncompleteBody`."""
     if "chunked" in (headers.get("transfer-encoding") or "").lower():
         parts: list[bytes] = []
         while True:
-            size = int(rfile.readline().split(b";")[0].strip() or b"0", 16)
+            line = rfile.readline()
+            if not line:
+                raise IncompleteBody("connection closed inside a chunked body")
+            size = int(line.split(b";")[0].strip() or b"0", 16)
             if size == 0:
                 while rfile.readline() not in (b"\r\n", b"\n", b""):
                     pass
                 return b"".join(parts)
-            parts.append(rfile.read(size))
+            part = rfile.read(size)
+            if len(part) < size:
+                raise IncompleteBody("connection closed inside a chunk")
+            parts.append(part)
             rfile.readline()
     length = int(headers.get("content-length") or 0)
-    return rfile.read(length) if length > 0 else b""
+    body = rfile.read(length) if length > 0 else b""
+    if len(body) < length:
+        raise IncompleteBody(f"connection closed after {len(body)} of {length} body bytes")
+    return body

@@ -7,6 +7,7 @@ appears exactly once.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -119,7 +120,7 @@ async def test_fault_cell(fault: str, point: str, fake_api, make_engine, project
     for request in server.requests:
         assert request.body["messages"] == [{"role": "user", "content": "do the thing"}]
     times = [r.time for r in server.requests]
-    gaps_ms = [(b - a) * 1000 for a, b in zip(times, times[1:], strict=False)]
+    gaps_ms = [(b - a) * 1000 for a, b in itertools.pairwise(times)]
     for gap, floor in zip(gaps_ms, cell.min_gaps_ms, strict=False):
         assert gap >= floor, (gaps_ms, cell.min_gaps_ms)
     assert all(gap < 5000 for gap in gaps_ms), gaps_ms
@@ -146,11 +147,12 @@ async def test_retry_after_seconds_header_is_honoured(fake_api, make_engine):
 
 
 async def test_max_tokens_escalates_once_then_asks_to_resume(fake_api, make_engine):
-    cut = {"content": [{"type": "text", "text": "part one"}], "stop_reason": "max_tokens"}
+    usage = {"input_tokens": 10, "output_tokens": 100}
+    cut = {"content": [{"type": "text", "text": "part one"}], "stop_reason": "max_tokens", "usage": usage}
     server = fake_api({"turns": [
         cut,  # withheld; asked again with more room
         cut,  # kept; the model is asked to resume
-        {"content": [{"type": "text", "text": FINAL}]},
+        {"content": [{"type": "text", "text": FINAL}], "usage": usage},
     ]})
     engine = make_engine(server)
     messages = await collect(engine, "write a lot")
@@ -161,6 +163,9 @@ async def test_max_tokens_escalates_once_then_asks_to_resume(fake_api, make_engi
     assert third[1]["content"] == [{"type": "text", "text": "part one"}]
     assert third[2]["content"][0]["text"].startswith("Output token limit hit. Resume directly")
     assert [m["role"] for m in engine.messages] == ["user", "assistant", "user", "assistant"]
+    # the withheld response was billed, so it is counted: three responses of 100 output tokens each
+    assert messages[-1]["num_turns"] == 2
+    assert messages[-1]["usage"]["output_tokens"] == 300
 
 
 async def test_max_tokens_gives_up_after_three_resumes(fake_api, make_engine):

@@ -209,3 +209,23 @@ def test_first_byte_delay_applies_to_faults(serve: Serve, client_for: Callable) 
     with pytest.raises(anthropic.InternalServerError):
         client_for(server).messages.create(**ARGS)
     assert time.monotonic() - started >= 0.2
+
+
+def test_a_client_that_dies_mid_body_sent_no_request():
+    """Killed while sending: the half request is not judged (it never reached the API), only counted."""
+    import socket
+    import time
+
+    from agentcli.testing import FakeAnthropicServer
+
+    with FakeAnthropicServer({"turns": [{"content": [{"type": "text", "text": "hi"}]}]}) as server:
+        host, port = server.base_url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port))) as sock:
+            sock.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n"
+                         b"content-length: 500\r\n\r\n{\"model\": \"claude")
+        deadline = time.monotonic() + 5
+        while not server.incomplete_requests and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert server.incomplete_requests == 1
+        assert server.requests == []
+        server.assert_all_valid()
