@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -12,6 +13,16 @@ from typing import Any, TextIO
 from agentcli.engine import QueryEngine
 
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
+
+
+def _silence(out: TextIO) -> None:
+    """Point stdout at /dev/null so the flushes still to come cannot fail on the closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, out.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _dumps(message: dict[str, Any]) -> str:
@@ -38,6 +49,10 @@ async def _run(
     loop.add_signal_handler(signal.SIGINT, on_sigint)
     try:
         return await _print_run(engine, prompt, output_format, verbose, out, err)
+    except BrokenPipeError:
+        # The reader went away (``| head``): stop quietly, as command-line tools do.
+        _silence(out)
+        return EXIT_BROKEN_PIPE
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         await engine.aclose()
@@ -48,16 +63,17 @@ async def _print_run(
 ) -> int:
     result: dict[str, Any] | None = None
     write = out.write
-    async for message in engine.submit_message(prompt):
-        kind = message["type"]
-        if output_format == "stream-json":
-            write(_dumps(message) + "\n")
-            if kind != "stream_event":
-                out.flush()
-        elif verbose and output_format == "text":
-            _describe(message, err)
-        if kind == "result":
-            result = message
+    async with contextlib.aclosing(engine.submit_message(prompt)) as messages:
+        async for message in messages:
+            kind = message["type"]
+            if output_format == "stream-json":
+                write(_dumps(message) + "\n")
+                if kind != "stream_event":
+                    out.flush()
+            elif verbose and output_format == "text":
+                _describe(message, err)
+            if kind == "result":
+                result = message
     if result is None:
         err.write("agentcli: the run ended without a result\n")
         return 1

@@ -158,3 +158,16 @@ def test_demo_runs_without_a_key(run_cli):
     result = json.loads(proc.stdout)
     assert result["subtype"] == "success" and result["result"]
     assert result["num_turns"] >= 2
+
+
+def test_a_reader_that_goes_away_stops_the_run_quietly(fake_api, project, run_cli_env):
+    import subprocess
+    import sys
+
+    server = fake_api({"turns": [{"content": [{"type": "text", "text": "line\n" * 5000, "chunks": 500}]}]})
+    command = (f"{sys.executable} -m agentcli -p hi --output-format stream-json --include-partial-messages"
+               " | head -1 > /dev/null; echo ${PIPESTATUS[0]}")
+    proc = subprocess.run(command, shell=True, executable="/bin/bash", cwd=project, env=run_cli_env(server),
+                          capture_output=True, text=True, timeout=60)
+    assert proc.stdout.strip() == "141"
+    assert "Traceback" not in proc.stderr and proc.stderr == ""
