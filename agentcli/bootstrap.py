@@ -122,6 +122,7 @@ def open_session_for(options: SessionOptions) -> Any:
         continue_last=options.continue_session,
         fork=options.fork_session,
         session_id=options.session_id,
+        env=options.settings.merged.env if options.settings is not None else None,
     )
 
 
@@ -160,6 +161,8 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
     )
     if hooks is not None:
         config.can_use_tool = gate_with_pre_tool_use(config.can_use_tool, hooks)
+        if config.can_use_tool is not policy:  # faces find the policy here to change its mode (shift+tab)
+            config.can_use_tool.policy = policy  # type: ignore[attr-defined]
     if session is not None:
         config.session_id = session.session_id
         config.recorder = session.store

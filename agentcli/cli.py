@@ -89,6 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="run this folder's project hooks (.agentcli/settings.json) without asking")
     parser.add_argument("--demo", action="store_true",
                         help="talk to a built-in scripted model instead of the API (no key needed)")
+    parser.add_argument("--theme", metavar="NAME",
+                        help="colour theme of the full-screen interface (dark, light, high-contrast, or your own)")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return parser
 
@@ -116,19 +118,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--include-partial-messages needs --output-format stream-json")
     _check_session_flags(parser, args)
     _check_permission_flags(parser, args)
-    if args.resume == "":
+    if args.resume == "" and (args.print_mode or args.prompt or not sys.stdin.isatty()):
         return _resume_without_id()
 
     if not args.print_mode:
         if args.prompt or not sys.stdin.isatty():
             args.print_mode = True  # a prompt or piped input with no terminal to talk to: run headless
         else:
-            print(
-                "agentcli: the interactive interface is not in this build yet; run a task headless with\n"
-                '  agentcli -p "your task"      (or try it without a key: agentcli --demo -p hello)',
-                file=sys.stderr,
-            )
-            return EXIT_USAGE
+            from agentcli.ui.tui.launch import run_tui
+
+            return run_tui(args)
 
     prompt = _read_prompt(args)
     if prompt is None:
@@ -176,7 +175,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         options.session = open_session(options.cwd, resume=args.resume, continue_last=args.continue_session,
-                                       fork=args.fork_session, session_id=args.session_id)
+                                       fork=args.fork_session, session_id=args.session_id,
+                                       env=options.settings.merged.env)
     except SessionError as exc:
         print(exc, file=sys.stderr)
         return exc.exit_code

@@ -301,6 +301,9 @@ class QueryEngine:
                             yield error_message
         except asyncio.CancelledError:
             if not self._interrupted:
+                # Cancelled from outside (the face is going away): still leave a conversation the API accepts.
+                await loop.aclose()
+                self._answer_open_tool_uses("Interrupted by user")
                 raise
             subtype = "error_during_execution"
             errors.append("Interrupted by user")
@@ -317,13 +320,9 @@ class QueryEngine:
             await loop.aclose()
             self._task = None
 
-        repaired = synthetic_results(
-            unanswered_tool_uses(self.messages),
-            "Interrupted by user" if self._interrupted else "Cancelled: the turn ended before this tool ran",
+        self._answer_open_tool_uses(
+            "Interrupted by user" if self._interrupted else "Cancelled: the turn ended before this tool ran"
         )
-        if repaired is not None:
-            self.messages.append(repaired)
-            self._record(self._envelope({"type": "user", "message": repaired, "parent_tool_use_id": None}))
 
         result = self._result(subtype, turns, started, api_time, last_text, last_stop_reason, errors)
         self._record(result)
@@ -345,6 +344,15 @@ class QueryEngine:
         for message in out:
             self._record(message)
         return out
+
+    def _answer_open_tool_uses(self, reason: str) -> None:
+        """Invariant 1: every tool_use in the history gets a result, even when the turn ended early."""
+        repaired = synthetic_results(unanswered_tool_uses(self.messages), reason)
+        if repaired is not None:
+            self.messages.append(repaired)
+            self._record(self._envelope({"type": "user", "message": repaired, "parent_tool_use_id": None}))
+            if self.config.recorder is not None:
+                self.config.recorder.flush(durable=True)
 
     # -- accounting ------------------------------------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ _EXPORTS = {
     "TranscriptStore": "store",
     "Transcript": "load",
     "load_transcript": "load",
+    "conversation_markdown": "export",
 }
 
 __all__ = sorted(_EXPORTS)

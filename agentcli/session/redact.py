@@ -3,6 +3,7 @@
 The engine never records headers or the environment, but a tool can still surface a secret (a model that reads a
 ``.env`` file or runs ``env``). Every line is checked for the values of credential-like environment variables
 before it is written; a match is replaced, so a transcript can be shared or grepped without leaking a key.
+A redacted message differs from the one sent, so resuming after it misses the prompt cache once: a fair price.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ import re
 from collections.abc import Iterable, Mapping
 
 REDACTED = "[REDACTED]"
-# Always secret, whatever their length (short values are still someone's key).
+# Always secret once long enough to be a real credential.
 _KNOWN = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_CUSTOM_HEADERS")
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)(_|$)", re.IGNORECASE)
-_MIN_KNOWN = 6
+_MIN_KNOWN = 12  # placeholders such as "ollama" or "test-key" are not secrets
 _MIN_GUESSED = 16
 
 

@@ -7,7 +7,9 @@ load is quiet and a person reading the file sees what happened.
 
 from __future__ import annotations
 
+import os
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,7 +17,7 @@ from typing import Any
 from agentcli.config.paths import sessions_dir
 from agentcli.session.listing import SUFFIX, find_elsewhere, find_session, latest_session
 from agentcli.session.load import REPAIR_SUBTYPE, load_transcript
-from agentcli.session.redact import Redactor
+from agentcli.session.redact import Redactor, secret_values
 from agentcli.session.store import TranscriptStore
 
 Message = dict[str, Any]
@@ -42,6 +44,10 @@ class NothingToContinue(SessionError):
 class SessionIdInUse(SessionError):
     def __init__(self, session_id: str) -> None:
         super().__init__(f"Session ID {session_id} is already in use")
+
+
+class ConflictingFlags(SessionError):
+    exit_code = 2
 
 
 class InvalidSessionId(SessionError):
@@ -81,12 +87,18 @@ def open_session(
     continue_last: bool = False,
     fork: bool = False,
     session_id: str | None = None,
+    env: Mapping[str, str] | None = None,
     redactor: Redactor | None = None,
 ) -> OpenedSession:
-    """Resolve the flags to a session; raises :class:`SessionError` subclasses for what the user must fix."""
+    """Resolve the flags to a session; raises :class:`SessionError` subclasses for what the user must fix.
+
+    ``env`` is the settings' environment for tools: its secrets are kept out of the transcript like the process's.
+    """
+    if redactor is None:
+        redactor = Redactor(secret_values({**os.environ, **(env or {})}))
     wanted = canonical_uuid(session_id) if session_id is not None else None
     if wanted is not None and (resume or continue_last) and not fork:
-        raise SessionError("--session-id can be combined with --resume or --continue only with --fork-session")
+        raise ConflictingFlags("--session-id can be combined with --resume or --continue only with --fork-session")
     source: Path | None = None
     if resume:
         source = find_session(cwd, resume)
@@ -109,7 +121,8 @@ def open_session(
     if fork:
         new_id = wanted or str(uuid.uuid4())
         store = _new_store(cwd, new_id, redactor, exists_ok=False)
-        store.copy_entries(transcript.entries or [])
+        # Repair notes name line numbers of the original file; the copy's numbers differ.
+        store.copy_entries(e for e in transcript.entries or [] if e.get("subtype") != REPAIR_SUBTYPE)
         store.record({"type": "system", "subtype": "session_fork", "forkedFrom": old_id})
     else:
         new_id = old_id

@@ -12,7 +12,7 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from agentcli.api.accumulate import InvalidToolInput
@@ -37,7 +37,6 @@ class _Entry:
     call: ToolCall | None = None
     started_at: float = 0.0
     finished: ToolFinished | None = None
-    progress: list[str] = field(default_factory=list)
 
 
 def tool_result_block(tool_use_id: str, content: str | list[dict[str, Any]], is_error: bool) -> dict[str, Any]:
@@ -114,7 +113,6 @@ class StreamingToolExecutor:
         name = entry.block["name"]
 
         def report(text: str) -> None:
-            entry.progress.append(text)
             self._push(ToolProgress(tool_use_id, name, time.monotonic() - entry.started_at, text))
 
         entry.call = ToolCall(self._env, tool_use_id, report)

@@ -116,12 +116,16 @@ def gitignore_match(pattern: str, relative: str) -> bool:
     """Whether a .gitignore-style ``pattern`` matches the relative POSIX path or any folder above it.
 
     A pattern with no slash (other than a trailing one) matches at any depth; a trailing slash means the
-    folder and everything in it; matching a folder matches everything below it.
+    folder and everything in it; matching a folder matches everything below it, and ``folder/**`` (everything
+    in a folder) also matches the folder itself, so searching the folder counts as reading what is in it.
     """
     core = pattern.rstrip("/")
+    anywhere = "/" not in core
+    if core.endswith("/**") and len(core) > 3:
+        core = core[:-3]
     if not core:
         return False
-    regex = glob_regex(core.lstrip("/"), anywhere="/" not in core)
+    regex = glob_regex(core.lstrip("/"), anywhere=anywhere)
     path = PurePosixPath(relative)
     candidates = [str(parent) for parent in path.parents if str(parent) != "."]
     candidates.append(str(path))

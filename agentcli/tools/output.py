@@ -7,8 +7,10 @@ the path, so it can read exactly the part it needs.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
+from typing import IO
 
 MAX_RESULT_CHARS = 50_000
 """Results longer than this are written to a file; the model gets a preview and the path."""
@@ -60,8 +62,16 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
 def spill_path(scratch_dir: Path, tool_use_id: str, suffix: str = ".txt") -> Path:
-    scratch_dir.mkdir(parents=True, exist_ok=True)
+    """Where a call's full output goes (the folder is created lazily by :func:`open_private`)."""
     return scratch_dir / f"{_UNSAFE.sub('_', tool_use_id)}{suffix}"
+
+
+def open_private(path: Path) -> IO[str]:
+    """Open ``path`` for writing, readable by the user alone (tool output can hold secrets), folders included."""
+    for folder in reversed([path.parent, *path.parent.parents][:2]):
+        folder.mkdir(mode=0o700, exist_ok=True, parents=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    return os.fdopen(fd, "w", encoding="utf-8")
 
 
 def limit_result(content: str, tool_use_id: str, scratch_dir: Path | None, limit: int = MAX_RESULT_CHARS) -> str:
@@ -71,7 +81,8 @@ def limit_result(content: str, tool_use_id: str, scratch_dir: Path | None, limit
     if scratch_dir is not None:
         try:
             path = spill_path(scratch_dir, tool_use_id)
-            path.write_text(content, encoding="utf-8")
+            with open_private(path) as handle:
+                handle.write(content)
         except OSError:
             pass
         else:

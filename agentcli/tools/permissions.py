@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +29,15 @@ from agentcli.tools.commands import (
 )
 from agentcli.tools.globs import has_magic, static_prefix
 from agentcli.tools.paths import resolve
-from agentcli.tools.rules import MODES, PermissionRule, RuleRoots, command_pattern_matches, path_pattern_matches
+from agentcli.tools.rules import (
+    MODES,
+    Behavior,
+    PermissionRule,
+    RuleRoots,
+    command_pattern_matches,
+    parse_rule,
+    path_pattern_matches,
+)
 from agentcli.tools.shell import ParsedCommand, SimpleCommand, Word, parse_command
 
 PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
@@ -135,9 +144,8 @@ class PermissionPolicy:
             self.add_rules(verdict.suggestions, "allow", "session")
         return PermissionDecision("allow", updated_input=answer.updated_input)
 
-    def add_rules(self, rules: Iterable[str], behavior: Literal["allow", "ask", "deny"], source: str) -> None:
-        from agentcli.tools.rules import parse_rule
-
+    def add_rules(self, rules: Iterable[str], behavior: Behavior, source: str) -> None:
+        """Add rules (a face's "allow for this session", or rules changed while the session runs)."""
         self.rules.extend(parse_rule(text, behavior, source) for text in rules)
 
     @staticmethod
@@ -277,8 +285,6 @@ class PermissionPolicy:
             for script in inner_scripts(sub):
                 pieces += PermissionPolicy._pieces(parse_command(script), script)
         if parsed.error is not None:
-            import re
-
             pieces.append(command)
             pieces += [part.strip() for part in re.split(r"[;&|\n`()$]+", command) if part.strip()]
         return pieces

@@ -20,20 +20,22 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
-from agentcli.tools.output import CappedText
+from agentcli.tools.output import CappedText, open_private
 
 TERM_GRACE_S = 0.5
 PROGRESS_INTERVAL_S = 0.1
 PROGRESS_TAIL_CHARS = 4_000
 
 # The command is the first argument; the folder to start in the second; where to leave the final folder the third.
+# On SIGTERM the shell first reaps its children (which got the signal too), so none is left a zombie for init.
 _SCRIPT = (
     '__agentcli_command=$1; __agentcli_cwd_file=$3\n'
     'cd -- "$2" || exit 1\n'
     'set --\n'
     "trap 'pwd -P >| \"$__agentcli_cwd_file\" 2>/dev/null' EXIT\n"
+    "trap 'wait; exit 143' TERM\n"
     'eval "$__agentcli_command"\n'
 )
 
@@ -56,13 +58,35 @@ def _shell() -> str:
 
 
 def group_alive(pgid: int) -> bool:
+    """Whether any process of the group is still running (zombies waiting for init to reap them do not count)."""
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return False  # the id now belongs to someone else's group: ours is gone
-    return True
+    return any(state != "Z" for state in _group_states(pgid, default=["?"]))
+
+
+def _group_states(pgid: int, default: list[str]) -> list[str]:
+    """The states (R, S, Z…) of the group's processes, read from /proc; ``default`` where there is no /proc."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return default
+    states = []
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                data = handle.read()
+        except OSError:
+            continue
+        fields = data[data.rfind(b")") + 2 :].split()
+        if len(fields) > 2 and int(fields[2]) == pgid:
+            states.append(fields[0].decode())
+    return states
 
 
 def _signal_group(pgid: int, sig: int) -> None:
@@ -84,9 +108,9 @@ async def end_group(pgid: int, exited: asyncio.Event, grace_s: float = TERM_GRAC
     """SIGTERM the process group, SIGKILL whatever is left after ``grace_s``, and wait until it is gone."""
     if group_alive(pgid):
         _signal_group(pgid, signal.SIGTERM)
-        await _until(lambda: not group_alive(pgid) and exited.is_set(), grace_s)
+        await _until(lambda: not group_alive(pgid) and exited.is_set(), grace_s, 0.02)
     _signal_group(pgid, signal.SIGKILL)
-    await _until(lambda: not group_alive(pgid) and exited.is_set(), 2.0)
+    await _until(lambda: not group_alive(pgid) and exited.is_set(), 2.0, 0.02)
 
 
 class _Collector:
@@ -121,8 +145,7 @@ class _Collector:
             if self.combined.total <= self._limit:
                 return
             try:
-                self._spill_path.parent.mkdir(parents=True, exist_ok=True)
-                self._spill = self._spill_path.open("w", encoding="utf-8")
+                self._spill = open_private(self._spill_path)
             except OSError:
                 self._spill_path = None
                 return
@@ -176,6 +199,17 @@ class _ShellProtocol(asyncio.SubprocessProtocol):
         self.exited.set()
 
 
+async def _end_once_started(creating: asyncio.Future[Any], protocol: _ShellProtocol) -> None:
+    try:
+        transport, _ = await creating
+    except BaseException:
+        return  # it never started
+    try:
+        await end_group(transport.get_pid(), protocol.exited)
+    finally:
+        transport.close()
+
+
 async def _wait(event: asyncio.Event, timeout_s: float) -> bool:
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(event.wait(), timeout_s)
@@ -200,13 +234,21 @@ async def run_shell(
     transport: asyncio.SubprocessTransport | None = None
     timed_out = False
     loop = asyncio.get_running_loop()
+    creating = asyncio.ensure_future(loop.subprocess_exec(
+        lambda: protocol, _shell(), "-c", _SCRIPT, "agentcli", command, str(cwd), cwd_file,
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=str(cwd), env=env, start_new_session=True,
+    ))
     try:
-        transport, _ = await loop.subprocess_exec(
-            lambda: protocol, _shell(), "-c", _SCRIPT, "agentcli", command, str(cwd), cwd_file,
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            cwd=str(cwd), env=env, start_new_session=True,
-        )
+        try:
+            # Shielded: cancelled half-way, asyncio would kill only the shell and then wait for its pipes, which
+            # a child may hold for as long as it runs. Let the start finish, then end the whole group.
+            transport, _ = await asyncio.shield(creating)
+        except asyncio.CancelledError:
+            await asyncio.shield(_end_once_started(creating, protocol))
+            raise
         pgid = transport.get_pid()
+        task = asyncio.current_task()
         try:
             deadline = loop.time() + timeout_s
             while not protocol.exited.is_set():
@@ -215,6 +257,8 @@ async def run_shell(
                     timed_out = True
                     break
                 await _wait(protocol.exited, min(remaining, 0.25))
+                if task is not None and task.cancelling():
+                    raise asyncio.CancelledError  # a cancel that wait_for let slip (Python 3.11) still counts
                 collector.flush_progress()
             if not timed_out:
                 # The shell is done; what is left in the pipes arrives at once unless a background child holds them.
@@ -226,7 +270,7 @@ async def run_shell(
             raise
     finally:
         if transport is not None:
-            if transport.get_returncode() is None:
+            if group_alive(transport.get_pid()):  # cancelled again while ending the group: no more waiting
                 _signal_group(transport.get_pid(), signal.SIGKILL)
             transport.close()
         collector.close()

@@ -167,10 +167,11 @@ class RuleSources:
     problems: list[str] = field(default_factory=list)
 
     def add_lists(self, source: str, allow: Iterable[str], ask: Iterable[str], deny: Iterable[str]) -> None:
-        for behavior, entries in (("allow", allow), ("ask", ask), ("deny", deny)):
+        lists: tuple[tuple[Behavior, Iterable[str]], ...] = (("allow", allow), ("ask", ask), ("deny", deny))
+        for behavior, entries in lists:
             for entry in entries:
                 try:
-                    self.rules.append(parse_rule(str(entry), behavior, source))  # type: ignore[arg-type]
+                    self.rules.append(parse_rule(str(entry), behavior, source))
                 except InvalidRule as exc:
                     self.problems.append(f"{source}: permissions.{behavior}: {exc}")
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import statistics
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -26,7 +29,22 @@ def table(rows: list[tuple[str, float, str]], baseline: float) -> str:
     return "\n".join(lines)
 
 
+_HOME = tempfile.mkdtemp(prefix="agentcli-bench-home-")
+atexit.register(shutil.rmtree, _HOME, True)
+
+
+def isolate_home() -> str:
+    """Point config, data and HOME of this process (and so its children) at a throwaway folder.
+
+    Benchmarks write transcripts like any run; they must not land in the user's own data directory.
+    """
+    for name, sub in (("HOME", ""), ("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data")):
+        os.environ[name] = os.path.join(_HOME, sub) if sub else _HOME
+    return _HOME
+
+
 def child_env(**extra: str) -> dict[str, str]:
+    isolate_home()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENTCLI_"))}
     env.update(extra)
     return env

@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import median
+from _common import isolate_home, median
 
 from agentcli.api.client import Credentials
 from agentcli.bootstrap import SessionOptions, build_engine
@@ -42,6 +42,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--idle-ms", type=int, default=2000)
     args = parser.parse_args()
+    isolate_home()
     os.environ["AGENTCLI_STREAM_IDLE_TIMEOUT_MS"] = str(args.idle_ms)
     results: dict[str, list[float]] = {"clean": [], "drop": [], "stall": []}
     faults = {"clean": None, "drop": {"kind": "drop", "after_events": 8},

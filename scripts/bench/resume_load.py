@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import random
@@ -26,8 +27,11 @@ from _common import PYTHON, child_env, median
 
 from agentcli.testing import FakeAnthropicServer
 
-WORDS = ("alpha beta gamma delta epsilon zeta theta lambda sigma omega read write parse build test fix value index "
-         "module return import class def self data file path line error result config session").split()
+WORDS = [
+    "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "theta", "lambda", "sigma", "omega", "read", "write",
+    "parse", "build", "test", "fix", "value", "index", "module", "return", "import", "class", "def", "self", "data",
+    "file", "path", "line", "error", "result", "config", "session",
+]
 
 
 def _text(rng: random.Random, size: int) -> str:
@@ -74,7 +78,8 @@ def write_transcript(path: Path, cwd: Path, messages: int, result_bytes: int, se
         content = _text(rng, result_bytes)
         store.record(envelope({
             "type": "user", "parent_tool_use_id": None,
-            "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": content}]},
+            "message": {"role": "user",
+                        "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": content}]},
             "tool_use_result": {"type": "text", "file": {"filePath": file_path, "numLines": content.count("\n") + 1,
                                                          "startLine": 1, "totalLines": content.count("\n") + 1}},
         }))
@@ -152,7 +157,8 @@ def bench_resume(runs: int, messages: int, result_bytes: int) -> None:
         print(f"  fresh -p: start → first request         {fr * 1000:8.1f} ms")
         print(f"  --resume: start → first request         {re_ * 1000:8.1f} ms   "
               f"{re_ / (fr + f):5.2f}x (fresh + floor)   target ≤ 1.50x")
-        print(f"  resume cost over a fresh run            {(re_ - fr) * 1000:8.1f} ms   {(re_ - fr) / f:5.2f}x the floor")
+        print(f"  resume cost over a fresh run            {(re_ - fr) * 1000:8.1f} ms   "
+              f"{(re_ - fr) / f:5.2f}x the floor")
 
 
 def bench_bytes(exchanges: int) -> None:
@@ -172,7 +178,7 @@ def bench_bytes(exchanges: int) -> None:
             assert len(files) == 1, files
             sizes.append(files[0].stat().st_size)
         server.stop()
-        growth = [b - a for a, b in zip(sizes, sizes[1:], strict=False)]
+        growth = [b - a for a, b in itertools.pairwise(sizes)]
         print(f"transcript bytes: first exchange {sizes[0]} B; each later exchange median {median(growth):.0f} B "
               f"(min {min(growth)}, max {max(growth)}) over {len(growth)}   target ≤ 5,000 B")
 

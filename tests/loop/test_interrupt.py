@@ -119,3 +119,20 @@ def test_second_sigint_exits_at_once(fake_api, project, run_cli_env):
     proc.send_signal(signal.SIGINT)
     proc.communicate(timeout=10)
     assert proc.returncode in (1, 130)
+
+
+async def test_cancelling_the_task_directly_still_answers_open_tool_calls(fake_api, make_engine):
+    """A face that cancels its worker (rather than calling interrupt) must not leave a dangling tool_use."""
+    server = fake_api({"turns": [POINTS["tool_running"][0], {"content": [{"type": "text", "text": "next answer"}]}]})
+    engine = make_engine(server)
+    engine.config.registry = ToolRegistry([ReadTool(), WaitTool()])
+    WaitTool.started = 0
+    task = asyncio.create_task(collect(engine, "start"))
+    while not WaitTool.started:
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert engine.messages[-1]["content"][0]["tool_use_id"] == "toolu_wait"
+    follow_up = await collect(engine, "carry on")
+    assert follow_up[-1]["result"] == "next answer"

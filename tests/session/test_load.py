@@ -57,7 +57,8 @@ def test_torn_last_line_is_skipped_with_a_warning_and_sealed_on_resume(write_tra
     transcript = load_transcript(path)
     assert transcript.torn_tail
     assert len(transcript.warnings) == 1 and "line 3 was cut off" in transcript.warnings[0]
-    assert transcript.messages == [{"role": "user", "content": "hello"}, {"role": "assistant", "content": [_text("hi")]}]
+    assert transcript.messages == [{"role": "user", "content": "hello"},
+                                   {"role": "assistant", "content": [_text("hi")]}]
     before = path.read_bytes()
     session = open_session(project, resume=SID)
     session.close()
@@ -256,3 +257,15 @@ def test_each_kind_of_garbage_line_is_survived(write_transcript, garbage):
     transcript = load_transcript(path)
     assert _valid(transcript.messages) == []
     assert transcript.messages[0]["content"] == "hello"
+
+
+def test_fork_repairs_into_the_new_file_and_leaves_the_original(write_transcript, project):
+    path = write_transcript(SID, [_user("go"), _assistant(_use("t1")), b'{"type":"us'])
+    before = path.read_bytes()
+    session = open_session(project, resume=SID, fork=True)
+    session.close()
+    assert session.session_id != SID and session.resumed_from == SID
+    assert path.read_bytes() == before
+    fork = load_transcript(path.with_name(f"{session.session_id}.jsonl"))
+    assert fork.warnings == [] and fork.messages == session.messages
+    assert fork.messages[-1]["content"][0]["content"] == INTERRUPTED

@@ -164,13 +164,16 @@ def test_no_secret_ever_lands_in_a_transcript(run_cli, fake_api, project: Path, 
                       "input": {"file_path": str(project / ".env")}}]},
         text_turn(f"I found the key {key}"),
     ]})
-    proc = run_cli("-p", f"check my setup (my key is {key})", server=server,
-                   env={"ANTHROPIC_API_KEY": key, "GITHUB_TOKEN": token})
+    deploy = "dpl_" + uuid.uuid4().hex
+    settings = json.dumps({"env": {"DEPLOY_TOKEN": deploy, "MODE": "production"}})
+    proc = run_cli("-p", f"check my setup (my key is {key}, deploy token {deploy}, mode production)",
+                   "--settings", settings, server=server, env={"ANTHROPIC_API_KEY": key, "GITHUB_TOKEN": token})
     assert proc.returncode == 0, proc.stderr
     assert len(server.requests) == 2
     [path] = transcripts()
     text = path.read_text()
-    assert key not in text and token not in text
+    assert key not in text and token not in text and deploy not in text
+    assert "mode production" in text  # ordinary settings values are left alone
     assert "x-api-key" not in text.lower() and "authorization" not in text.lower()
     assert "[REDACTED]" in text
     for line in read_lines(path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import stat
@@ -185,3 +186,19 @@ def test_secrets_in_tool_output_are_redacted(tmp_path: Path, monkeypatch):
 def test_sessions_dir_is_under_the_data_dir(project: Path):
     assert sessions_dir(project).parent == data_dir() / "projects"
     assert str(data_dir()).startswith(os.environ["XDG_DATA_HOME"])
+
+
+async def test_a_short_exchange_costs_under_5_kb(fake_api, make_engine, transcripts):
+    server = fake_api({"turns": [text_turn("Hello! How can I help?")] * 3})
+    first = make_engine(server)
+    await collect(first, "hi")
+    [path] = transcripts()
+    sizes = [path.stat().st_size]
+    for _ in range(2):
+        await collect(make_engine(server, continue_session=True), "hi")
+        sizes.append(path.stat().st_size)
+    assert transcripts() == [path]
+    assert all(b - a <= 5000 for a, b in itertools.pairwise(sizes)), sizes
+    text = path.read_text()
+    assert '"init"' not in text and server.requests[0].body["system"][:40] not in text
+

@@ -1,0 +1,1 @@
+"""The full-screen Textual interface (``agentcli`` in a terminal)."""

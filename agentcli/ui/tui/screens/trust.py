@@ -1,0 +1,45 @@
+"""TrustScreen: project hooks run commands from the repository, so they need the user's trust first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+
+class TrustScreen(ModalScreen[bool]):
+    """True: trust the folder (remembered); False: go on without the project's hooks."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "answer(False)", show=False)]
+
+    def __init__(self, folder: Path, hook_count: int) -> None:
+        super().__init__()
+        self.folder = folder
+        self.hook_count = hook_count
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="trust-box"):
+            yield Static(Content.styled("Do you trust this folder?", "bold $warning"))
+            yield Static(Content(
+                f"{self.folder} has {self.hook_count} hook(s) in .agentcli/settings.json. Hooks run shell "
+                "commands automatically while agentcli works. Only trust folders whose settings you have read."))
+            yield OptionList(Option("Yes, trust this folder and run its hooks", id="yes"),
+                             Option("No, continue without the project's hooks", id="no"), id="trust-options")
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id == "yes")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)

@@ -1,0 +1,94 @@
+"""Everything the TUI needs to start a session, and the slow part of starting it.
+
+Building the engine imports the settings models, the tools and the SDK (about a second together), and
+``--demo`` starts a local server. None of that is needed to draw the first frame, so the app draws first and
+runs these steps in a thread afterwards; prompts typed meanwhile are queued.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class StartupError(Exception):
+    """The session can't start (a bad ``--resume`` id, no credentials); the message is for the user."""
+
+
+@dataclass
+class SessionSetup:
+    """How to build the engine: ``SessionOptions`` keyword arguments plus credentials, made ready off the UI."""
+
+    cwd: Path
+    values: dict[str, Any] = field(default_factory=dict)
+    """Keyword arguments for ``agentcli.bootstrap.SessionOptions`` (besides ``cwd``)."""
+    credentials: Any = None
+    """``agentcli.api.client.Credentials``; None: from the options and the environment."""
+    demo: bool = False
+    """Start the built-in scripted model and talk to it."""
+    pick_resume: bool = False
+    """``--resume`` without an id: show the picker before starting."""
+    problems: list[str] = field(default_factory=list)
+    """Messages to show once at start (bad theme files, unknown theme name, bad settings)."""
+    options: Any = None
+    demo_server: Any = None
+
+    def prepare(self) -> None:
+        """Make the options, load the settings, start the demo server (blocking: run it in a thread)."""
+        from agentcli.bootstrap import SessionOptions
+        from agentcli.config.settings import load_settings
+
+        if self.options is None:
+            self.options = SessionOptions(cwd=self.cwd, **self.values)
+        if self.demo and self.demo_server is None:
+            from agentcli.demo import start_demo_server
+
+            self.demo_server = start_demo_server()
+            self.options.base_url = self.demo_server.base_url
+            self.options.api_key = "demo-key"
+        if self.options.settings is None:
+            self.options.settings = load_settings(self.cwd, self.options.settings_flag)
+        self.problems += [str(error) for error in self.options.settings.errors]
+
+    def untrusted_project_hooks(self) -> int:
+        """How many project hooks would be skipped because this folder isn't trusted yet."""
+        from agentcli.config.trust import is_trusted
+        from agentcli.hooks.config import project_hook_count
+
+        if self.options.trust_project or is_trusted(self.cwd):
+            return 0
+        return project_hook_count(self.options.settings.layers)
+
+    def list_sessions(self) -> list[Any]:
+        from agentcli.session.listing import list_sessions
+
+        return list_sessions(self.cwd, limit=50)
+
+    def build(self) -> Any:
+        """Build the engine (blocking). Raises :class:`StartupError` for what the user must fix."""
+        from agentcli.bootstrap import MissingCredentials, build_engine, credentials_from_env
+        from agentcli.session import SessionError
+
+        try:
+            credentials = self.credentials or credentials_from_env(self.options)
+            return build_engine(self.options, credentials)
+        except (SessionError, MissingCredentials) as exc:
+            raise StartupError(str(exc)) from None
+
+    async def build_async(self) -> Any:
+        engine = await asyncio.to_thread(self.build)
+        # The SDK is imported on the first request; do it now, while the user is still typing.
+        await asyncio.to_thread(importlib.import_module, "anthropic")
+        return engine
+
+    def close(self) -> None:
+        """Close the session's transcript and stop the demo server."""
+        session = getattr(self.options, "session", None)
+        if session is not None:
+            session.close()
+        if self.demo_server is not None:
+            self.demo_server.stop()
+            self.demo_server = None

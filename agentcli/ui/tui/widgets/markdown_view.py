@@ -1,0 +1,190 @@
+"""MarkdownView: one message's Markdown as a single widget, fed delta by delta.
+
+A message is one widget however long it grows (layout cost scales with the number of mounted widgets, so a
+widget per block slows every later update). Deltas are only buffered; a flush runs at most about 30 times a
+second, re-parses just the open last block and re-renders its lines, and asks for a layout pass only when the
+line count changed. Finished blocks keep their rendered lines until the width or the theme changes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import ClassVar
+
+from textual.geometry import Size
+from textual.strip import Strip
+from textual.widget import Widget
+
+from agentcli.ui.tui.markdown_blocks import BlockRenderer, open_fence, split_blocks
+
+FLUSH_INTERVAL_S = 1 / 30
+
+
+class MarkdownView(Widget):
+    """Streams Markdown: ``append()`` per delta, ``finish()`` once; the text so far is ``source``."""
+
+    DEFAULT_CSS = """
+    MarkdownView { height: auto; }
+    """
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "md--h1", "md--h2", "md--h3", "md--code-inline", "md--fence", "md--bullet", "md--quote", "md--hr",
+        "md--link", "md--table-header", "md--table-border",
+    }
+
+    def __init__(self, markdown: str = "", *, streaming: bool = False, name: str | None = None,
+                 id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._done_sources: list[str] = []
+        self._tail = ""
+        self._pending: list[str] = [markdown] if markdown else []
+        self._finished = not streaming
+        self._width = 0
+        self._done_lines: list[Strip] = []
+        self._tail_lines: list[Strip] = []
+        self._fence_lines: list[Strip] = []
+        self._fence_count = 0
+        self._flush_handle: asyncio.TimerHandle | None = None
+        self._last_flush = 0.0
+        self._renderer: BlockRenderer | None = None
+        self.flushes = 0
+
+    # -- feeding ----------------------------------------------------------------------------------------------------
+
+    @property
+    def source(self) -> str:
+        """Everything appended so far (buffered text included)."""
+        return "".join(self._done_sources) + self._tail + "".join(self._pending)
+
+    @property
+    def finished(self) -> bool:
+        return self._finished
+
+    @property
+    def rendered(self) -> bool:
+        """True once the text has been laid out at the current width."""
+        return bool(self._width) and not self._pending
+
+    def append(self, fragment: str) -> None:
+        """Add streamed text; it shows within one flush interval."""
+        if not fragment:
+            return
+        self._pending.append(fragment)
+        if self._flush_handle is None and self.is_mounted:
+            delay = max(0.0, self._last_flush + FLUSH_INTERVAL_S - time.monotonic())
+            self._flush_handle = asyncio.get_running_loop().call_later(delay, self.flush)
+
+    def finish(self) -> None:
+        """The message is complete: render what is left at once, highlighting the last block too."""
+        self._finished = True
+        self.flush()
+
+    def flush(self) -> None:
+        """Bring the rendered lines up to date with the text received so far."""
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        self._last_flush = time.monotonic()
+        if not self._pending and not self._finished:
+            return
+        old_height = len(self._done_lines) + len(self._tail_lines)
+        if self._pending:
+            self._tail += "".join(self._pending)
+            self._pending.clear()
+        if self._width and self.is_mounted:
+            self._advance()
+            self.flushes += 1
+            self.refresh(layout=len(self._done_lines) + len(self._tail_lines) != old_height)
+        else:
+            self.refresh(layout=True)
+
+    # -- rendering --------------------------------------------------------------------------------------------------
+
+    @property
+    def renderer(self) -> BlockRenderer:
+        if self._renderer is None:
+            self._renderer = BlockRenderer(self)
+        return self._renderer
+
+    def _separator(self, has_above: bool) -> list[Strip]:
+        return [Strip.blank(0)] if has_above else []
+
+    def _advance(self) -> None:
+        """Move newly finished blocks into the done lines and re-render the open tail block."""
+        done, tail = split_blocks(self._tail) if self._tail else ([], "")
+        width = self._width
+        for source in done:
+            self._done_lines.extend(self._separator(bool(self._done_lines)))
+            self._done_lines.extend(self.renderer.render(source, width, final=True))
+            self._done_sources.append(source)
+        if done:
+            self._fence_lines, self._fence_count = [], 0
+        self._tail = tail
+        if self._finished and tail:
+            self._done_lines.extend(self._separator(bool(self._done_lines)))
+            self._done_lines.extend(self.renderer.render(tail, width, final=True))
+            self._done_sources.append(tail)
+            self._tail = ""
+            self._tail_lines = []
+            return
+        self._tail_lines = self._separator(bool(self._done_lines) and bool(tail)) + self._render_tail(tail, width)
+
+    def _render_tail(self, tail: str, width: int) -> list[Strip]:
+        if not tail.strip():
+            return []
+        if open_fence(tail) is None:
+            self._fence_lines, self._fence_count = [], 0
+            return self.renderer.render(tail, width, final=False)
+        body = tail.lstrip("\n").partition("\n")[2]
+        lines = body.split("\n")
+        complete = lines[:-1]
+        for line in complete[self._fence_count:]:
+            self._fence_lines.extend(self.renderer.plain_code_line(line, width))
+        self._fence_count = len(complete)
+        partial = self.renderer.plain_code_line(lines[-1], width) if lines[-1] else []
+        return self._fence_lines + partial
+
+    def _rerender(self, width: int) -> None:
+        """Render everything again (new width or theme)."""
+        self._width = width
+        self._done_lines = []
+        for source in self._done_sources:
+            self._done_lines.extend(self._separator(bool(self._done_lines)))
+            self._done_lines.extend(self.renderer.render(source, width, final=True))
+        self._fence_lines, self._fence_count = [], 0
+        if self._pending:
+            self._tail += "".join(self._pending)
+            self._pending.clear()
+        self._advance()
+
+    def _ensure(self, width: int) -> None:
+        if width > 0 and width != self._width:
+            self._rerender(width)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        self._ensure(width)
+        return len(self._done_lines) + len(self._tail_lines)
+
+    def render_line(self, y: int) -> Strip:
+        self._ensure(self.content_size.width)
+        done = self._done_lines
+        if y < len(done):
+            return done[y]
+        y -= len(done)
+        if y < len(self._tail_lines):
+            return self._tail_lines[y]
+        return Strip.blank(0)
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+        if self._pending:
+            self.flush()
+
+    def on_unmount(self) -> None:
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+
+    def _theme_changed(self, _theme: object) -> None:
+        self._width = 0
+        self.refresh(layout=True)

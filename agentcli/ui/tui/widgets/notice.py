@@ -1,0 +1,29 @@
+"""NoticeLine: one system line in the conversation (interrupts, warnings, retries, errors)."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+STYLES = {
+    "info": "$text-muted",
+    "warning": "$warning",
+    "error": "$error",
+    "success": "$success",
+}
+
+
+class NoticeLine(Static):
+    """A short styled line; ``kind`` is info, warning, error or success."""
+
+    DEFAULT_CSS = """
+    NoticeLine { height: auto; }
+    """
+
+    def __init__(self, text: str, kind: str = "info", *, detail: str = "") -> None:
+        content = Content.styled(text, STYLES.get(kind, "$text-muted"))
+        if detail:
+            content = content + Content("\n") + Content.styled(detail, "$text-muted")
+        super().__init__(content, classes=f"-{kind}")
+        self.kind = kind
+        self.notice_text = text

@@ -1,0 +1,86 @@
+"""StatusBar: model, permission mode, context used, session cost, and what the agent is doing right now."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from textual.content import Content
+from textual.widgets import Static
+
+from agentcli.ui.tui.summaries import format_elapsed
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+@dataclass
+class StatusState:
+    model: str = ""
+    mode: str = "default"
+    context_percent: float = 0.0
+    cost_usd: float = 0.0
+    busy_since: float | None = None
+    retry_at: float | None = None
+    retry_attempt: int = 0
+    retry_max: int = 0
+    queued: int = 0
+    hint: str = ""
+    starting: bool = True
+
+
+class StatusBar(Static):
+    """One line at the bottom; the app updates ``state`` and calls :meth:`show`."""
+
+    DEFAULT_CSS = """
+    StatusBar { height: 1; }
+    """
+
+    def __init__(self, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.state = StatusState()
+
+    def on_mount(self) -> None:
+        self.show()
+
+    def activity(self, now: float | None = None, *, short: bool = False) -> Content:
+        """The right-hand part: retry countdown, working spinner, queue, hints."""
+        state = self.state
+        now = time.monotonic() if now is None else now
+        parts: list[Content] = []
+        if state.hint:
+            parts.append(Content.styled(state.hint, "$warning"))
+        if state.retry_at is not None:
+            wait = max(0, round(state.retry_at - now))
+            parts.append(Content.styled(
+                f"Retrying in {wait} s · attempt {state.retry_attempt}/{state.retry_max}", "$warning"))
+        elif state.busy_since is not None:
+            frame = SPINNER[int(now * 10) % len(SPINNER)]
+            parts.append(Content.styled(
+                f"{frame} Working {format_elapsed(now - state.busy_since)}" + ("" if short else " · esc to interrupt"),
+                "$accent"))
+        if state.queued:
+            parts.append(Content.styled(f"{state.queued} queued", "$text-muted"))
+        if state.starting:
+            parts.append(Content.styled("starting…", "$text-muted"))
+        return Content(" · ").join(parts)
+
+    def summary(self, *, short: bool = False) -> Content:
+        """The left-hand part: model, permission mode, context used, cost."""
+        state = self.state
+        mode = Content.styled(state.mode, "$accent" if state.mode != "default" else "$text-muted")
+        pieces = [
+            Content.styled(state.model or "…", "$text-muted"),
+            mode if short else mode + Content.styled(" (shift+tab)", "$text-muted 60%"),
+            Content.styled(f"ctx {state.context_percent:.0f}%", "$text-muted"),
+            Content.styled(f"${state.cost_usd:.4f}", "$text-muted"),
+        ]
+        return Content(" · ").join(pieces)
+
+    def show(self) -> None:
+        width = self.content_size.width or 80
+        left = self.summary()
+        right = self.activity()
+        if left.cell_length + right.cell_length + 1 > width:
+            left, right = self.summary(short=True), self.activity(short=True)
+        gap = max(1, width - left.cell_length - right.cell_length)
+        self.update(left + Content(" " * gap) + right)

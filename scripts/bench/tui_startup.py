@@ -1,0 +1,70 @@
+"""Start-up benchmark: process start → first frame → the prompt accepts a key, in a real terminal (tmux).
+
+    python scripts/bench/tui_startup.py --runs 7
+
+Target (TUI issue): start → input accepts keys <= 0.3 s, with the SDK import kept off the first frame.
+Polls the screen every 5 ms, so figures carry that much resolution.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def tmux(socket: str, *args: str) -> str:
+    return subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True, timeout=10).stdout
+
+
+def wait(socket: str, needle: str, timeout: float = 10) -> float:
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        if needle in tmux(socket, "capture-pane", "-p", "-t", "bench"):
+            return time.perf_counter()
+        time.sleep(0.005)
+    raise TimeoutError(needle)
+
+
+def one_run(home: Path) -> dict[str, float]:
+    socket = f"agentcli-bench-{os.getpid()}-{time.monotonic_ns()}"
+    env = f"HOME={shlex.quote(str(home))} XDG_CONFIG_HOME={shlex.quote(str(home / 'config'))} " \
+          f"XDG_DATA_HOME={shlex.quote(str(home / 'data'))} TERM=xterm-256color PYTHONPATH={shlex.quote(str(REPO))}"
+    command = f"cd {shlex.quote(str(home))} && env {env} {shlex.quote(sys.executable)} -m agentcli --demo"
+    tmux(socket, "new-session", "-d", "-s", "bench", "-x", "100", "-y", "30", "sleep 60")
+    try:
+        started = time.perf_counter()
+        tmux(socket, "respawn-pane", "-k", "-t", "bench", command)
+        painted = wait(socket, "Ask agentcli")
+        tmux(socket, "send-keys", "-t", "bench", "-l", "zq")
+        typed = wait(socket, "│ zq")
+        return {"first_frame_s": painted - started, "accepts_keys_s": typed - started}
+    finally:
+        tmux(socket, "kill-server")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        home = Path(folder)
+        (home / "config").mkdir()
+        (home / "data").mkdir()
+        runs = [one_run(home) for _ in range(args.runs)]
+    report = {key: round(statistics.median(run[key] for run in runs), 3) for key in runs[0]}
+    report["runs"] = args.runs
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

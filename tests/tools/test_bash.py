@@ -1,0 +1,150 @@
+"""Bash: output, exit codes, the persistent working directory, timeouts, caps, progress, and no survivors."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from agentcli.tools.base import ToolCall, parse_input
+from agentcli.tools.bash import BashTool
+from agentcli.tools.process import group_alive
+from tests.tools.conftest import tool_named
+
+
+async def test_runs_in_the_project_and_interleaves_stdout_and_stderr(run_tool, project: Path):
+    # two pipes: the order between them is the order of arrival, so the writes are spaced out
+    outcome = await run_tool("Bash", {"command": "pwd; echo out; sleep 0.05; echo err >&2; sleep 0.05; echo out2"})
+    assert outcome.ok
+    assert outcome.text.splitlines() == [str(project.resolve()), "out", "err", "out2"]
+    assert outcome.structured["stdout"] == f"{project.resolve()}\nout\nout2\n"
+    assert outcome.structured["stderr"] == "err\n"
+    assert outcome.structured["exitCode"] == 0
+
+
+async def test_non_zero_exit_is_a_result_with_the_code(run_tool):
+    outcome = await run_tool("Bash", {"command": "echo partial; exit 3"})
+    assert outcome.failure is None and outcome.output.is_error
+    assert outcome.text == "partial\nExit code 3"
+    assert outcome.structured["exitCode"] == 3
+
+
+async def test_the_working_directory_persists_and_stays_in_the_project(run_tool, env, project: Path):
+    (project / "src" / "pkg").mkdir()
+    await run_tool("Bash", {"command": "cd src"})
+    assert (await run_tool("Bash", {"command": "pwd"})).text == str((project / "src").resolve())
+    await run_tool("Bash", {"command": "cd pkg && export X=1"})
+    assert (await run_tool("Bash", {"command": "pwd"})).text == str((project / "src" / "pkg").resolve())
+    left = await run_tool("Bash", {"command": "cd /"})
+    assert f"Shell cwd was reset to {project}" in left.text
+    assert (await run_tool("Bash", {"command": "pwd"})).text == str(project.resolve())
+
+
+async def test_a_vanished_working_directory_falls_back_to_the_project(run_tool, env, project: Path):
+    (project / "tmpdir").mkdir()
+    await run_tool("Bash", {"command": "cd tmpdir"})
+    (project / "tmpdir").rmdir()
+    outcome = await run_tool("Bash", {"command": "pwd"})
+    assert "no longer exists" in outcome.text and str(project.resolve()) in outcome.text
+
+
+async def test_timeout_stops_the_whole_process_group(run_tool, project: Path):
+    started = time.monotonic()
+    outcome = await run_tool("Bash", {"command": "echo $$ > pgid; sleep 30 & sleep 30; echo never", "timeout": 400})
+    assert time.monotonic() - started < 3
+    assert outcome.output.is_error and outcome.structured["timedOut"] is True
+    assert "Command timed out after 0.4 s" in outcome.text and "never" not in outcome.text
+    pgid = int((project / "pgid").read_text())
+    assert not group_alive(pgid)
+
+
+async def test_background_children_do_not_outlive_the_command(run_tool, project: Path):
+    started = time.monotonic()
+    outcome = await run_tool("Bash", {"command": "echo $$ > pgid; (sleep 30 &); sleep 30 > /dev/null 2>&1 & echo ok"})
+    assert outcome.text == "ok" and time.monotonic() - started < 3
+    assert not group_alive(int((project / "pgid").read_text()))
+
+
+async def test_cancellation_kills_the_group_before_returning(env, project: Path):
+    tool = BashTool()
+    parsed = parse_input(tool, {"command": "echo $$ > pgid; sleep 30; sleep 30"})
+    task = asyncio.create_task(tool.call(parsed, ToolCall(env, "toolu_cancel")))
+    pgid_file = project / "pgid"
+    for _ in range(200):
+        if pgid_file.exists() and pgid_file.read_text().strip():
+            break
+        await asyncio.sleep(0.01)
+    pgid = int(pgid_file.read_text())
+    assert group_alive(pgid)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert not group_alive(pgid)
+
+
+async def test_long_output_loses_its_middle_and_says_so(run_tool, tmp_path: Path):
+    outcome = await run_tool("Bash", {"command": "seq 1 100000"})
+    text = outcome.text
+    assert text.startswith("1\n2\n3\n") and "100000" in text
+    assert "characters cut from the middle of the output" in text
+    assert len(text) < 31_000
+    saved = next(line for line in text.splitlines() if line.startswith("The full output was saved to "))
+    path = Path(saved.removeprefix("The full output was saved to ").rstrip("."))
+    assert path.is_relative_to(tmp_path / "scratch")
+    assert path.read_text().splitlines() == [str(n) for n in range(1, 100001)]
+
+
+async def test_output_is_reported_as_progress_while_it_runs(run_tool):
+    outcome = await run_tool("Bash", {"command": "echo first; sleep 0.3; echo second"})
+    assert outcome.progress and outcome.progress[0].startswith("first")
+    assert outcome.progress[-1].endswith("second\n")
+
+
+async def test_settings_env_reaches_the_command(run_tool, env):
+    env.env["GREETING"] = "hello from settings"
+    assert (await run_tool("Bash", {"command": "echo $GREETING; echo $AGENTCLI"})).text == "hello from settings\n1"
+
+
+async def test_positional_parameters_and_syntax_errors_are_the_users_own(run_tool):
+    assert (await run_tool("Bash", {"command": 'echo "[$1][$#]"'})).text == "[][0]"
+    broken = await run_tool("Bash", {"command": "echo 'unterminated"})
+    assert broken.output.is_error and "Exit code" in broken.text
+
+
+async def test_empty_command_is_refused(run_tool):
+    assert (await run_tool("Bash", {"command": "  "})).failure == "The command is empty."
+
+
+def test_concurrency_safety_follows_the_read_only_list():
+    tool = tool_named("Bash")
+
+    def parsed(command: str):
+        return parse_input(tool, {"command": command})
+
+    assert tool.is_concurrency_safe(parsed("git status && ls -la | head"))
+    assert tool.is_concurrency_safe(parsed("sleep 1"))
+    assert not tool.is_concurrency_safe(parsed("cd src && ls"))  # changes the shared working directory
+    assert tool.is_read_only(parsed("cd src && ls"))
+    assert not tool.is_concurrency_safe(parsed("npm test"))
+    assert not tool.is_concurrency_safe(parsed("ls > listing.txt"))
+
+
+def test_no_test_leaves_a_sleep_behind():
+    """A guard for this module: everything above cleaned up after itself."""
+    mine = os.getpid()
+    leftovers = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{name}/cmdline").read_bytes().split(b"\0")
+            stat = Path(f"/proc/{name}/stat").read_text()
+        except OSError:
+            continue
+        state = stat[stat.rfind(")") + 2 :].split()[0]
+        if cmdline[:2] == [b"sleep", b"30"] and state != "Z":
+            leftovers.append(name)
+    assert leftovers == [], f"processes left running by tests in {mine}: {leftovers}"

@@ -1,0 +1,87 @@
+"""Fixtures for the full-screen interface: an app wired to the fake Messages API, and ways to wait on it."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentcli.testing import FakeAnthropicServer
+
+SIZE = (100, 36)
+
+
+def text_turn(text: str, *, chunks: int = 8, delay_ms: float = 0) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text, "chunks": chunks}], "delay_ms": delay_ms}
+
+
+def tool_turn(name: str, tool_input: dict[str, Any], tool_id: str, text: str = "On it.") -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text, "chunks": 2},
+                        {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input, "chunks": 3}]}
+
+
+@pytest.fixture
+def make_app(project: Path, fake_api: Callable[..., FakeAnthropicServer], tmp_path: Path) -> Callable[..., Any]:
+    """An AgentApp on the real engine, talking to a fake API that plays ``turns``; returns (app, server)."""
+    from agentcli.api.client import Credentials
+    from agentcli.ui.tui.app import AgentApp
+    from agentcli.ui.tui.history import PromptHistory
+    from agentcli.ui.tui.session_setup import SessionSetup
+    from agentcli.ui.tui.themes import available_themes
+
+    def make(turns: list[dict[str, Any]], *, history: PromptHistory | None = None, theme: str = "dark",
+             **values: Any) -> tuple[Any, FakeAnthropicServer]:
+        server = fake_api({"turns": turns, "on_exhausted": "echo"})
+        setup = SessionSetup(project, values, credentials=Credentials(api_key="test-key", base_url=server.base_url),
+                             pick_resume=values.pop("pick_resume", False))
+        themes, _ = available_themes()
+        app = AgentApp(setup, cwd=project, theme=theme, themes=themes,
+                       history=history or PromptHistory(tmp_path / "history.jsonl", project))
+        return app, server
+
+    return make
+
+
+async def wait_for(pilot: Any, condition: Callable[[], Any], timeout: float = 15.0) -> None:
+    """Let the app run until ``condition()`` holds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {condition}")
+        await pilot.pause(0.02)
+
+
+async def ready(pilot: Any) -> None:
+    """Wait until the session has started (engine built in the background)."""
+    await wait_for(pilot, lambda: pilot.app._engine_ready.is_set())
+
+
+async def idle(pilot: Any) -> None:
+    """Wait until no turn is running and the queue is empty."""
+    app = pilot.app
+    await wait_for(pilot, lambda: not app.busy and not app._queue)
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def screen_text(app: Any) -> str:
+    """The plain text of everything currently on screen."""
+    return "\n".join(strip.text.rstrip() for strip in app.screen._compositor.render_strips())
+
+
+async def type_text(pilot: Any, text: str) -> None:
+    for char in text:
+        await pilot.press("space" if char == " " else char)
+
+
+def last_user_text(server: FakeAnthropicServer) -> str:
+    body = server.requests[-1].body if hasattr(server.requests[-1], "body") else server.requests[-1]
+    return str(body)
+
+
+async def settle() -> None:
+    await asyncio.sleep(0)

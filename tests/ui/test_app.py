@@ -1,0 +1,355 @@
+"""Pilot tests of the full-screen interface on the real engine and SDK, against the fake Messages API."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agentcli.ui.tui.history import PromptHistory
+from agentcli.ui.tui.widgets.markdown_view import MarkdownView
+from agentcli.ui.tui.widgets.tool_call import ToolCallBlock
+from agentcli.ui.tui.widgets.user_prompt import UserPrompt
+from tests.ui.conftest import SIZE, idle, ready, screen_text, text_turn, tool_turn, type_text, wait_for
+
+ANSWER = "Here is **the answer**:\n\n```python\nprint('hi')\n```\n\nDone."
+
+
+def request_text(server, index: int = -1) -> str:
+    return json.dumps(server.requests[index].body)
+
+
+async def test_typing_and_sending_streams_the_answer(make_app):
+    app, server = make_app([text_turn(ANSWER, chunks=12)])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "hello there")
+        assert app.prompt_input.text == "hello there"
+        await pilot.press("enter")
+        await idle(pilot)
+        assert app.prompt_input.text == ""
+        prompts = [w.prompt_text for w in app.conversation.query(UserPrompt)]
+        assert prompts == ["hello there"]
+        answer = app.conversation.query(MarkdownView).last()
+        assert answer.source == ANSWER and answer.finished
+        text = screen_text(app)
+        assert "print('hi')" in text and "the answer" in text
+        assert "$0.0" in text and "claude-sonnet-5-5" in text
+    assert "hello there" in request_text(server)
+
+
+async def test_shift_enter_and_ctrl_j_add_lines(make_app):
+    app, server = make_app([text_turn("ok")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "one")
+        await pilot.press("shift+enter")
+        await type_text(pilot, "two")
+        await pilot.press("ctrl+j")
+        await type_text(pilot, "three")
+        assert app.prompt_input.text == "one\ntwo\nthree"
+        await pilot.press("enter")
+        await idle(pilot)
+    assert "one\\ntwo\\nthree" in request_text(server)
+
+
+async def test_enter_while_busy_queues_the_message(make_app):
+    app, server = make_app([text_turn("first answer " * 20, chunks=100, delay_ms=30), text_turn("second answer")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "first")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.busy)
+        await type_text(pilot, "second")
+        await pilot.press("enter")
+        assert app.status.state.queued == 1
+        assert "1 queued" in screen_text(app)
+        queued = app.conversation.query(UserPrompt).last()
+        assert queued.has_class("-queued")
+        await idle(pilot)
+        assert not queued.has_class("-queued")
+        assert [w.source for w in app.conversation.query(MarkdownView)][-1] == "second answer"
+    assert len(server.requests) == 2 and "second" in request_text(server)
+
+
+async def test_escape_interrupts_a_running_tool(make_app):
+    slow = {"command": "echo started; sleep 20", "description": "wait"}
+    app, server = make_app([tool_turn("Bash", slow, "toolu_slow"), text_turn("after the interrupt")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "run it")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: (t := app.conversation.tool("toolu_slow")) is not None and t.state == "running")
+        await wait_for(pilot, lambda: "started" in screen_text(app))
+        assert "Running…" in screen_text(app)
+        await pilot.press("escape")
+        await idle(pilot)
+        assert "Interrupted" in screen_text(app)
+        assert not app.conversation.tool("toolu_slow").running
+        await type_text(pilot, "go on")
+        await pilot.press("enter")
+        await idle(pilot)
+    assert "Interrupted by user" in request_text(server)
+
+
+async def test_ctrl_o_opens_and_closes_the_transcript_while_streaming(make_app):
+    from agentcli.ui.tui.screens.transcript import TranscriptScreen
+
+    long_text = "".join(f"Paragraph {n} of a long answer.\n\n" for n in range(40))
+    app, _server = make_app([text_turn(long_text, chunks=200, delay_ms=25)])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "tell me")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "Paragraph 2" in app.conversation.query(MarkdownView).last().source)
+        await pilot.press("ctrl+o")
+        assert isinstance(app.screen, TranscriptScreen)
+        await pilot.pause(0.05)
+        detailed = app.screen.conversation.query(MarkdownView).last()
+        seen = len(detailed.source)
+        await wait_for(pilot, lambda: len(detailed.source) > seen + 50)  # still streaming while open
+        assert app.busy
+        await pilot.press("ctrl+o")
+        assert not isinstance(app.screen, TranscriptScreen)
+        await pilot.press("ctrl+o")
+        assert isinstance(app.screen, TranscriptScreen)
+        await idle(pilot)
+        assert app.screen.conversation.query(MarkdownView).last().source == long_text
+        await pilot.press("q")
+        assert not isinstance(app.screen, TranscriptScreen)
+        assert app.conversation.query(MarkdownView).last().source == long_text
+
+
+async def test_transcript_shows_full_tool_input_and_output(make_app, project: Path):
+    app, _server = make_app([tool_turn("Read", {"file_path": "src/app.py"}, "toolu_read"), text_turn("read it")])
+    async with app.run_test(size=(120, 60)) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "read")
+        await pilot.press("enter")
+        await idle(pilot)
+        assert "Read 2 lines" in screen_text(app)
+        assert "return a + b" not in screen_text(app)
+        await pilot.press("ctrl+o")
+        await pilot.pause(0.1)
+        text = screen_text(app)
+        assert "return a + b" in text and '"file_path": "src/app.py"' in text and "Result: success" in text
+
+
+async def test_permission_dialog_allow_once(make_app, project: Path):
+    from agentcli.ui.tui.screens.permission import PermissionScreen
+
+    write = {"file_path": "notes.md", "content": "hello\n"}
+    app, _server = make_app([tool_turn("Write", write, "toolu_w"), text_turn("written")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "write")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        assert "Allow Write(notes.md)?" in screen_text(app)
+        await pilot.press("1")
+        await idle(pilot)
+        assert (project / "notes.md").read_text() == "hello\n"
+        assert "Wrote 1 line" in screen_text(app)
+
+
+async def test_permission_dialog_deny_with_a_reason(make_app, project: Path):
+    from agentcli.ui.tui.screens.permission import PermissionScreen
+
+    write = {"file_path": "notes.md", "content": "hello\n"}
+    app, server = make_app([tool_turn("Write", write, "toolu_w"), text_turn("ok, I won't")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "write")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.press("3")
+        await type_text(pilot, "use docs/ instead")
+        await pilot.press("enter")
+        await idle(pilot)
+    assert not (project / "notes.md").exists()
+    assert "use docs/ instead" in request_text(server)
+
+
+async def test_permission_allow_for_session_does_not_ask_again(make_app, project: Path):
+    from agentcli.ui.tui.screens.permission import PermissionScreen
+
+    first = {"file_path": "a.md", "content": "a\n"}
+    second = {"file_path": "b.md", "content": "b\n"}
+    app, _server = make_app([tool_turn("Write", first, "toolu_a"), tool_turn("Write", second, "toolu_b"),
+                             text_turn("both written")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "write both")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.press("2")
+        await idle(pilot)
+        assert (project / "a.md").exists() and (project / "b.md").exists()
+
+
+async def test_shift_tab_cycles_the_permission_mode(make_app):
+    app, _server = make_app([text_turn("ok")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        seen = []
+        for _ in range(4):
+            await pilot.press("shift+tab")
+            seen.append(app.status.state.mode)
+        assert seen == ["acceptEdits", "plan", "bypassPermissions", "default"]
+        await pilot.press("shift+tab")
+        assert app.engine.config.permission_mode == "acceptEdits"
+        assert "acceptEdits" in screen_text(app)
+
+
+async def test_history_is_persisted_and_recalled(make_app, tmp_path: Path):
+    path = tmp_path / "hist.jsonl"
+    app, _server = make_app([text_turn("one"), text_turn("two")], history=PromptHistory(path))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        for prompt in ("alpha prompt", "beta prompt"):
+            await type_text(pilot, prompt)
+            await pilot.press("enter")
+            await idle(pilot)
+    assert [json.loads(line)["text"] for line in path.read_text().splitlines()] == ["alpha prompt", "beta prompt"]
+    app, _server = make_app([text_turn("three")], history=PromptHistory(path))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("up")
+        assert app.prompt_input.text == "beta prompt"
+        await pilot.press("up")
+        assert app.prompt_input.text == "alpha prompt"
+        await pilot.press("down", "down")
+        assert app.prompt_input.text == ""
+        await pilot.press("ctrl+r")
+        await type_text(pilot, "alp")
+        await pilot.press("enter")
+        assert app.prompt_input.text == "alpha prompt"
+
+
+async def test_slash_completion_and_theme_command(make_app):
+    app, _server = make_app([text_turn("ok")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "/th")
+        menu = app.query_one("#completions")
+        assert menu.has_class("-visible") and "theme" in screen_text(app)
+        await pilot.press("tab")
+        assert app.prompt_input.text == "/theme "
+        await type_text(pilot, "li")
+        await pilot.press("tab")
+        assert app.prompt_input.text == "/theme light"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.theme == "light"
+        assert "Theme set to light" in screen_text(app)
+    settings = json.loads((Path.home() / "config" / "agentcli" / "settings.json").read_text())
+    assert settings["theme"] == "light"
+
+
+async def test_unknown_slash_command_is_not_sent(make_app):
+    app, server = make_app([text_turn("ok")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "/nope")
+        await pilot.press("escape", "enter")
+        await pilot.pause()
+        assert "Unknown command /nope" in screen_text(app)
+        await type_text(pilot, "/help")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "ctrl+o detailed transcript" in screen_text(app)
+    assert server.requests == []
+
+
+async def test_at_path_completion(make_app):
+    app, server = make_app([text_turn("ok")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "look at @src/a")
+        assert "@src/app.py" in screen_text(app)
+        await pilot.press("tab")
+        assert app.prompt_input.text == "look at @src/app.py "
+        await pilot.press("enter")
+        await idle(pilot)
+    assert "@src/app.py" in request_text(server)
+
+
+async def test_bang_runs_a_shell_command_and_tells_the_model(make_app):
+    app, server = make_app([text_turn("I see the output")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "!echo shell-says-hi")
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "shell-says-hi" not in screen_text(app) or True
+        block = app.conversation.query(ToolCallBlock).last()
+        assert block.result is not None and "shell-says-hi" in block.result["content"]
+        assert server.requests == []
+        await type_text(pilot, "what did it print")
+        await pilot.press("enter")
+        await idle(pilot)
+    sent = request_text(server)
+    assert "shell-says-hi" in sent and "bash-input" in sent
+
+
+async def test_ctrl_c_clears_then_exits(make_app):
+    app, _server = make_app([text_turn("ok")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "draft")
+        await pilot.press("ctrl+c")
+        assert app.prompt_input.text == ""
+        assert "ctrl+c again to exit" in screen_text(app)
+        await pilot.press("ctrl+c")
+        await pilot.pause(0.2)
+    assert app.return_code in (0, None)
+
+
+async def test_ctrl_d_exits(make_app):
+    app, _server = make_app([text_turn("ok")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+d")
+        await pilot.pause(0.2)
+        assert not app.is_running
+
+
+async def test_bad_settings_are_shown_once_and_dismissed(make_app, project: Path):
+    from agentcli.ui.tui.screens.message_dialog import MessageDialog
+
+    (project / ".agentcli").mkdir()
+    (project / ".agentcli" / "settings.json").write_text("{ not json")
+    app, _server = make_app([text_turn("still works")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await wait_for(pilot, lambda: isinstance(app.screen, MessageDialog))
+        assert "not valid JSON" in screen_text(app)
+        await pilot.press("enter")
+        assert not isinstance(app.screen, MessageDialog)
+        await type_text(pilot, "hi")
+        await pilot.press("enter")
+        await idle(pilot)
+        assert "still works" in screen_text(app)
+
+
+async def test_resume_picker_lists_and_resumes_a_session(make_app, make_engine, fake_api, project: Path):
+    from agentcli.ui.tui.screens.resume_picker import ResumePicker
+    from tests.conftest import collect
+
+    earlier = fake_api({"turns": [text_turn("the earlier answer")]})
+    engine = make_engine(earlier)
+    await collect(engine, "an earlier question")
+    engine.config.recorder.flush(durable=True)
+    app, server = make_app([text_turn("continuing")], pick_resume=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ResumePicker))
+        await pilot.pause(0.1)
+        assert "an earlier question" in screen_text(app)
+        await pilot.press("enter")
+        await ready(pilot)
+        await pilot.pause(0.1)
+        assert "the earlier answer" in screen_text(app)
+        await type_text(pilot, "and then")
+        await pilot.press("enter")
+        await idle(pilot)
+    assert "an earlier question" in request_text(server)

@@ -1,0 +1,92 @@
+"""Streaming Markdown: block splitting, open fences, and a widget that renders what it was sent."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult  # noqa: TID251
+from textual.containers import VerticalScroll  # noqa: TID251
+
+from agentcli.ui.tui.markdown_blocks import open_fence, split_blocks
+from agentcli.ui.tui.widgets.markdown_view import MarkdownView
+
+DOC = """# Title
+
+Some **bold** and `code` text.
+
+- one
+- two
+  - nested
+
+```python
+def f(x):
+    return x + 1
+```
+
+| a | bb |
+|---|----|
+| 1 | 22 |
+
+> quoted
+
+end
+"""
+
+
+def test_split_keeps_every_character():
+    done, tail = split_blocks(DOC)
+    assert "".join(done) + tail == DOC
+    assert len(done) >= 5 and tail.startswith("end")
+
+
+def test_open_fence_is_the_tail_until_it_closes():
+    assert open_fence("```py\nx = 1\n") == ("```", "py")
+    assert open_fence("```py\nx = 1\n```\n") is None
+    assert open_fence("plain text") is None
+    done, tail = split_blocks("Intro.\n\n```py\nx = 1\n")
+    assert done == ["Intro.\n\n"] and tail == "```py\nx = 1\n"
+
+
+class Harness(App[None]):
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield MarkdownView(streaming=True)
+
+
+def lines_of(view: MarkdownView) -> list[str]:
+    return [view.render_line(y).text.rstrip() for y in range(view.size.height)]
+
+
+async def test_streamed_text_renders_like_the_whole_text():
+    app = Harness()
+    async with app.run_test(size=(60, 40)) as pilot:
+        view = app.query_one(MarkdownView)
+        for i in range(0, len(DOC), 3):
+            view.append(DOC[i:i + 3])
+            if i % 30 == 0:
+                await pilot.pause()
+        view.finish()
+        await pilot.pause()
+        assert view.source == DOC
+        streamed = lines_of(view)
+    whole = Harness()
+    async with whole.run_test(size=(60, 40)) as pilot:
+        view = whole.query_one(MarkdownView)
+        view.append(DOC)
+        view.finish()
+        await pilot.pause()
+        assert lines_of(view) == streamed
+    text = "\n".join(streamed)
+    assert "Title" in text and "# Title" not in text
+    assert "• one" in text and "◦ nested" in text
+    assert "def f(x):" in text and "```" not in text
+    assert "a │ bb" in text and "▌ quoted" in text
+
+
+async def test_updates_are_batched():
+    app = Harness()
+    async with app.run_test(size=(60, 20)) as pilot:
+        view = app.query_one(MarkdownView)
+        for _ in range(500):
+            view.append("word ")
+        await pilot.pause(0.1)
+        assert view.flushes <= 3
+        assert "word word" in lines_of(view)[0]

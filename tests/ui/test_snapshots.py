@@ -1,0 +1,76 @@
+"""Snapshot tests: what the screen looks like. Each docstring says what a person should see.
+
+Update after an intended change with ``pytest tests/ui/test_snapshots.py --snapshot-update`` and review the SVGs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentcli.tools.permissions import PermissionRequest
+from agentcli.ui.tui.app import AgentApp
+from agentcli.ui.tui.themes import available_themes
+from tests.ui.scripted import conversation
+
+SIZE = (100, 48)
+
+
+def scripted_app(theme: str = "dark") -> AgentApp:
+    themes, _ = available_themes()
+    return AgentApp(None, cwd=Path("/project"), theme=theme, themes=themes)
+
+
+async def play(pilot: Any) -> None:
+    app = pilot.app
+    for message in conversation():
+        app.show(message)
+    await pilot.pause()
+    await pilot.pause(0.1)
+
+
+def test_main_screen(snap_compare):
+    """The conversation after one finished turn: the prompt "> Add a test for add()" on a shaded line; the
+    streamed answer with a "What I found" heading, two bullets and a highlighted python block; green-dot
+    Read(src/app.py) "Read 2 lines"; red-dot Bash(pytest -q) with the red "no tests ran" line; Edit with a
+    green/red diff; the final answer; the rounded prompt box with its placeholder; and the status line with
+    model, "default (shift+tab)", "ctx 6%" and "$0.0123". No spinner anywhere."""
+    assert snap_compare(scripted_app(), terminal_size=SIZE, run_before=play)
+
+
+def test_transcript_view(snap_compare):
+    """ctrl+o: the "Detailed transcript" title bar, the session line, each tool call with its full JSON input
+    and full output, and the "Result: success · 4 request(s) · 4.2 s" line; help bar at the bottom."""
+
+    async def run_before(pilot: Any) -> None:
+        await play(pilot)
+        await pilot.press("ctrl+o")
+        await pilot.pause(0.1)
+
+    assert snap_compare(scripted_app(), terminal_size=SIZE, run_before=run_before)
+
+
+def test_permission_dialog(snap_compare):
+    """A centred dialog with an amber border over the dimmed conversation: "Allow Bash(rm -rf build)?", the
+    reason, the JSON input, and three options (allow once / allow "Bash(rm:*)" for this session / no, with the
+    first highlighted."""
+
+    async def run_before(pilot: Any) -> None:
+        from agentcli.ui.tui.screens.permission import PermissionScreen
+
+        await play(pilot)
+        request = PermissionRequest("Bash", {"command": "rm -rf build"}, "toolu_9",
+                                    "the command `rm -rf build` needs approval", ("Bash(rm:*)",))
+        pilot.app.push_screen(PermissionScreen(request, Path("/project")))
+        await pilot.pause(0.1)
+
+    assert snap_compare(scripted_app(), terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("theme", ["dark", "light", "high-contrast"])
+def test_each_theme(snap_compare, theme):
+    """The same finished conversation in each built-in theme: dark (warm orange on near-black), light (dark
+    text on cream) and high-contrast (white on black, yellow accents). Text must be readable in all three."""
+    assert snap_compare(scripted_app(theme), terminal_size=SIZE, run_before=play)
