@@ -14,10 +14,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from agentcli import __version__
-from agentcli.api.accumulate import USAGE_KEYS, empty_usage
+from agentcli import sdk_messages as sdk
 from agentcli.api.client import ModelClient
-from agentcli.api.pricing import CONTEXT_WINDOW, cost_usd
 from agentcli.api.retry import RetryPolicy
 from agentcli.debuglog import record_exception
 from agentcli.events import (
@@ -40,6 +38,7 @@ from agentcli.loop.repair import synthetic_results, unanswered_tool_uses
 from agentcli.loop.state import QueryParams
 from agentcli.tools.base import Tool, ToolCall, ToolEnv, ToolRegistry
 from agentcli.tools.permissions import CanUseTool, PermissionDecision, allow_all
+from agentcli.usage import UsageTracker
 
 Message = dict[str, Any]
 
@@ -75,27 +74,6 @@ class EngineConfig:
     """For SessionStart hooks: ``startup`` or ``resume``."""
 
 
-@dataclass
-class ModelUsage:
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_input_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    cost_usd: float = 0.0
-    priced: bool = True
-
-    def sdk(self) -> dict[str, Any]:
-        return {
-            "inputTokens": self.input_tokens,
-            "outputTokens": self.output_tokens,
-            "cacheReadInputTokens": self.cache_read_input_tokens,
-            "cacheCreationInputTokens": self.cache_creation_input_tokens,
-            "webSearchRequests": 0,
-            "costUSD": self.cost_usd,
-            "contextWindow": CONTEXT_WINDOW,
-        }
-
-
 class QueryEngine:
     """Owns one session. ``submit_message`` may be called again for each new prompt."""
 
@@ -103,14 +81,20 @@ class QueryEngine:
         self.config = config
         self.messages: list[Message] = list(messages or [])
         self.session_id = config.session_id
-        self.total_usage = empty_usage()
-        self.model_usage: dict[str, ModelUsage] = {}
-        self.total_cost_usd = 0.0
+        self.usage = UsageTracker()
         self.permission_denials: list[dict[str, Any]] = []
         self._init_sent = False
         self._session_started = False
         self._task: asyncio.Task[Any] | None = None
         self._interrupted = False
+
+    @property
+    def total_usage(self) -> dict[str, int]:
+        return self.usage.total
+
+    @property
+    def total_cost_usd(self) -> float:
+        return self.usage.cost_usd
 
     # -- permissions -----------------------------------------------------------------------------------------------
 
@@ -130,21 +114,11 @@ class QueryEngine:
         return payload
 
     def init_message(self) -> Message:
-        return self._envelope(
-            {
-                "type": "system",
-                "subtype": "init",
-                "cwd": str(self.config.tool_env.project_dir),
-                "model": self.config.model,
-                "tools": self.config.registry.names,
-                "mcp_servers": [],
-                "permissionMode": self.config.permission_mode,
-                "slash_commands": list(self.config.slash_commands),
-                "apiKeySource": self.config.api_key_source,
-                "version": __version__,
-                "output_style": "default",
-            }
-        )
+        return self._envelope(sdk.init_message(
+            cwd=str(self.config.tool_env.project_dir), model=self.config.model, tools=self.config.registry.names,
+            permission_mode=self.config.permission_mode, slash_commands=list(self.config.slash_commands),
+            api_key_source=self.config.api_key_source,
+        ))
 
     def _record(self, entry: Message) -> None:
         if self.config.recorder is not None:
@@ -216,7 +190,7 @@ class QueryEngine:
 
         user_param: Message = {"role": "user", "content": _with_context(prompt, context)}
         self.messages.append(user_param)
-        self._record(self._envelope({"type": "user", "message": user_param, "parent_tool_use_id": None}))
+        self._record(self._envelope(sdk.user_message(user_param)))
         if self.config.recorder is not None:
             self.config.recorder.flush()
 
@@ -246,7 +220,7 @@ class QueryEngine:
                     turns += 1
                     message = event.message
                     last_stop_reason = message.get("stop_reason")
-                    self._add_usage(message.get("model") or self.config.model, message.get("usage") or {})
+                    self.usage.add(message.get("model") or self.config.model, message.get("usage") or {})
                     if event.param["content"]:
                         self.messages.append(event.param)
                     last_text = "".join(b.get("text", "") for b in message["content"] if b.get("type") == "text")
@@ -260,14 +234,14 @@ class QueryEngine:
                 elif isinstance(event, ToolResults):
                     self.messages.append(event.param)
                     for finished in event.finished:
-                        out = self._tool_result_message(finished)
+                        out = self._envelope(sdk.tool_result_message(finished))
                         self._record(out)
                         yield out
                     if self.config.recorder is not None:
                         self.config.recorder.flush(durable=True)
                 elif isinstance(event, ResponseWithheld):
                     message = event.message
-                    self._add_usage(message.get("model") or self.config.model, message.get("usage") or {})
+                    self.usage.add(message.get("model") or self.config.model, message.get("usage") or {})
                 elif isinstance(event, UserInjected):
                     self.messages.append(event.param)
                     out = self._envelope({"type": "user", "message": event.param, "parent_tool_use_id": None,
@@ -278,7 +252,7 @@ class QueryEngine:
                     request_started = time.monotonic()
                 elif isinstance(event, (ToolStarted, ToolProgress, ToolFinished)):
                     if partial:
-                        yield self._tool_event_message(event)
+                        yield self._envelope(sdk.tool_event_message(event))
                 elif isinstance(event, Notice):
                     out = self._envelope({"type": "system", "subtype": event.subtype, **event.data})
                     self._record(out)
@@ -296,7 +270,7 @@ class QueryEngine:
                         subtype = "error_during_execution"
                         errors.append(event.error or event.reason)
                         if event.error:
-                            error_message = self._api_error_message(event.error)
+                            error_message = self._api_error(event.error)
                             self._record(error_message)
                             yield error_message
         except asyncio.CancelledError:
@@ -313,7 +287,7 @@ class QueryEngine:
             log = record_exception(exc, self.session_id)
             where = f" (details in {log})" if log else ""
             errors.append(f"Unexpected error: {type(exc).__name__}: {exc}{where}")
-            error_message = self._api_error_message(errors[-1])
+            error_message = self._api_error(errors[-1])
             self._record(error_message)
             yield error_message
         finally:
@@ -350,115 +324,25 @@ class QueryEngine:
         repaired = synthetic_results(unanswered_tool_uses(self.messages), reason)
         if repaired is not None:
             self.messages.append(repaired)
-            self._record(self._envelope({"type": "user", "message": repaired, "parent_tool_use_id": None}))
+            self._record(self._envelope(sdk.user_message(repaired)))
             if self.config.recorder is not None:
                 self.config.recorder.flush(durable=True)
 
     # -- accounting ------------------------------------------------------------------------------------------------
 
-    def _add_usage(self, model: str, usage: dict[str, Any]) -> None:
-        for key in USAGE_KEYS:
-            self.total_usage[key] += int(usage.get(key) or 0)
-        entry = self.model_usage.setdefault(model, ModelUsage())
-        entry.input_tokens += int(usage.get("input_tokens") or 0)
-        entry.output_tokens += int(usage.get("output_tokens") or 0)
-        entry.cache_read_input_tokens += int(usage.get("cache_read_input_tokens") or 0)
-        entry.cache_creation_input_tokens += int(usage.get("cache_creation_input_tokens") or 0)
-        cost = cost_usd(model, usage)
-        if cost is None:
-            entry.priced = False
-        else:
-            entry.cost_usd += cost
-            self.total_cost_usd += cost
+    def _api_error(self, error: str) -> Message:
+        return self._envelope(sdk.api_error_message(error))
 
     def _over_budget(self) -> bool:
         limit = self.config.max_budget_usd
-        return limit is not None and self.total_cost_usd >= limit
+        return limit is not None and self.usage.cost_usd >= limit
 
-    def _tool_result_message(self, finished: ToolFinished) -> Message:
-        payload: Message = {
-            "type": "user",
-            "message": {"role": "user", "content": [finished.block]},
-            "parent_tool_use_id": None,
-        }
-        if finished.structured is not None:
-            payload["tool_use_result"] = finished.structured
-        return self._envelope(payload)
-
-    def _tool_event_message(self, event: ToolStarted | ToolProgress | ToolFinished) -> Message:
-        if isinstance(event, ToolProgress):
-            return self._envelope(
-                {
-                    "type": "system",
-                    "subtype": "tool_progress",
-                    "tool_use_id": event.tool_use_id,
-                    "tool_name": event.name,
-                    "elapsed_time_seconds": round(event.elapsed_s, 3),
-                    "output": event.output,
-                }
-            )
-        if isinstance(event, ToolStarted):
-            return self._envelope(
-                {"type": "system", "subtype": "tool_started", "tool_use_id": event.tool_use_id,
-                 "tool_name": event.name, "tool_input": event.input}
-            )
-        return self._envelope(
-            {"type": "system", "subtype": "tool_finished", "tool_use_id": event.tool_use_id, "tool_name": event.name,
-             "is_error": event.is_error, "duration_ms": int(event.duration_s * 1000)}
-        )
-
-    def _api_error_message(self, error: str) -> Message:
-        """An assistant-shaped message that shows the error; faces display it, requests never include it."""
-        return self._envelope(
-            {
-                "type": "assistant",
-                "message": {
-                    "id": f"msg_error_{uuid.uuid4().hex[:12]}",
-                    "type": "message",
-                    "role": "assistant",
-                    "model": "<synthetic>",
-                    "content": [{"type": "text", "text": f"API Error: {error}"}],
-                    "stop_reason": "stop_sequence",
-                    "stop_sequence": "",
-                    "usage": empty_usage(),
-                },
-                "parent_tool_use_id": None,
-                "error": "unknown",
-                "isApiErrorMessage": True,
-            }
-        )
-
-    def _result(
-        self,
-        subtype: str,
-        turns: int,
-        started: float,
-        api_time: float,
-        text: str,
-        stop_reason: str | None,
-        errors: list[str],
-    ) -> Message:
-        is_error = subtype != "success"
-        result: Message = {
-            "type": "result",
-            "subtype": subtype,
-            "is_error": is_error,
-            "duration_ms": int((time.monotonic() - started) * 1000),
-            "duration_api_ms": int(api_time * 1000),
-            "num_turns": turns,
-            "result": text if not is_error or not errors else (text or errors[-1]),
-            "stop_reason": stop_reason,
-            "total_cost_usd": round(self.total_cost_usd, 8),
-            "usage": dict(self.total_usage),
-            "modelUsage": {model: usage.sdk() for model, usage in self.model_usage.items()},
-            "permission_denials": list(self.permission_denials),
-        }
-        unpriced = [model for model, usage in self.model_usage.items() if not usage.priced]
-        if unpriced:
-            result["unpriced_models"] = unpriced
-        if errors:
-            result["errors"] = errors
-        return self._envelope(result)
+    def _result(self, subtype: str, turns: int, started: float, api_time: float, text: str,
+                stop_reason: str | None, errors: list[str]) -> Message:
+        return self._envelope(sdk.result_message(
+            subtype=subtype, turns=turns, duration_s=time.monotonic() - started, api_time_s=api_time, text=text,
+            stop_reason=stop_reason, errors=errors, usage=self.usage, permission_denials=self.permission_denials,
+        ))
 
 
 def _with_context(prompt: str | list[dict[str, Any]], context: list[str]) -> str | list[dict[str, Any]]:
