@@ -96,6 +96,12 @@ def _describe(message: dict[str, Any], err: TextIO) -> None:
         for block in message["message"]["content"]:
             if block.get("type") == "tool_use":
                 err.write(f"● {block['name']}({_dumps(block.get('input', {}))[:200]})\n")
+    elif message["type"] == "system" and message.get("subtype") == "api_retry":
+        seconds = message["retry_delay_ms"] / 1000
+        err.write(f"  Retrying in {seconds:.1f} s · attempt {message['attempt']}/{message['max_retries']}"
+                  f" ({message.get('error_status') or message.get('error')})\n")
+    elif message["type"] == "system" and message.get("subtype") == "warning":
+        err.write(f"  ! {message.get('message')}\n")
     elif message["type"] == "user":
         for block in message["message"].get("content", []):
             if isinstance(block, dict) and block.get("type") == "tool_result":

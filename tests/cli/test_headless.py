@@ -171,3 +171,17 @@ def test_a_reader_that_goes_away_stops_the_run_quietly(fake_api, project, run_cl
                           capture_output=True, text=True, timeout=60)
     assert proc.stdout.strip() == "141"
     assert "Traceback" not in proc.stderr and proc.stderr == ""
+
+
+def test_verbose_text_shows_tools_retries_and_warnings(run_cli, fake_api, project):
+    server = fake_api({"turns": [
+        {"fault": {"kind": "http", "status": 503, "message": "busy"}},
+        {"content": [{"type": "tool_use", "id": "toolu_v", "name": "Read",
+                      "input": {"file_path": str(project / "README.md")}}]},
+        {"content": [{"type": "text", "text": "Read it."}]},
+    ]})
+    proc = run_cli("-p", "go", "--verbose", server=server)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "Read it.\n"
+    assert "Retrying in" in proc.stderr and "attempt 1/10 (503)" in proc.stderr
+    assert "● Read(" in proc.stderr and "⎿ 1\t# Demo project" in proc.stderr
