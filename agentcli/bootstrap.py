@@ -161,8 +161,7 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
     )
     if hooks is not None:
         config.can_use_tool = gate_with_pre_tool_use(config.can_use_tool, hooks)
-        if config.can_use_tool is not policy:  # faces find the policy here to change its mode (shift+tab)
-            config.can_use_tool.policy = policy  # type: ignore[attr-defined]
+    config.permission_policy = policy
     if session is not None:
         config.session_id = session.session_id
         config.recorder = session.store

@@ -69,6 +69,8 @@ class EngineConfig:
     slash_commands: list[str] = field(default_factory=list)
     api_key_source: str = "none"
     retry_policy: RetryPolicy = field(default_factory=RetryPolicy)
+    permission_policy: Any = None
+    """The policy behind ``can_use_tool`` (which hooks may wrap); it has a ``mode`` faces can change."""
     hooks: SessionHooks | None = None
     session_source: str = "startup"
     """For SessionStart hooks: ``startup`` or ``resume``."""
@@ -139,6 +141,14 @@ class QueryEngine:
         """Notification hooks: faces call this when agentcli needs the user (a permission prompt, idle input)."""
         if self.config.hooks is not None:
             self._hook_messages(await self.config.hooks.notification(message, title))
+
+    def set_permission_mode(self, mode: str) -> None:
+        """Switch the permission mode for the calls still to come (shift+tab in the faces)."""
+        self.config.permission_mode = mode
+        if self.config.permission_policy is not None:
+            self.config.permission_policy.mode = mode
+        if self.config.hooks is not None:
+            self.config.hooks.runner.permission_mode = mode
 
     def interrupt(self) -> None:
         """Stop the running submission: the stream and tools stop, open tool calls get an error result."""

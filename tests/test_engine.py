@@ -288,3 +288,20 @@ async def test_unexpected_error_gives_a_result_and_a_debug_log(fake_api, make_en
     engine.config.client = engine.config.client.inner
     follow_up = _result(await collect(engine, "again"))
     assert follow_up["result"] == "recovered"
+
+
+async def test_permission_mode_switch_reaches_the_policy_behind_hooks(fake_api, make_engine, project: Path):
+    target = project / "note.txt"
+    write = {"type": "tool_use", "name": "Write", "input": {"file_path": str(target), "content": "hi\n"}}
+    server = fake_api({"turns": [
+        {"content": [{**write, "id": "toolu_w1"}]}, {"content": [{"type": "text", "text": "denied"}]},
+        {"content": [{**write, "id": "toolu_w2"}]}, {"content": [{"type": "text", "text": "written"}]},
+    ]})
+    hooks = json.dumps({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}})
+    engine = make_engine(server, settings_flag=hooks)
+    first = _result(await collect(engine, "write it"))
+    assert first["permission_denials"] and not target.exists()
+    engine.set_permission_mode("acceptEdits")
+    second = _result(await collect(engine, "write it now"))
+    assert second["result"] == "written" and target.read_text() == "hi\n"
+    assert engine.config.hooks.runner.permission_mode == "acceptEdits"

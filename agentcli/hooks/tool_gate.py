@@ -9,17 +9,19 @@ from agentcli.tools.base import Tool, ToolCall
 from agentcli.tools.permissions import CanUseTool, PermissionDecision
 
 
-def gate_with_pre_tool_use(policy: CanUseTool, hooks: SessionHooks) -> CanUseTool:
-    """A ``CanUseTool`` that runs PreToolUse hooks first.
+class PreToolUseGate:
+    """A ``CanUseTool`` that runs PreToolUse hooks first, then the wrapped ``policy``.
 
     A blocking hook (exit 2) or ``permissionDecision: deny`` stops the call and the model sees why; ``allow`` skips
     the policy; ``ask`` and no decision leave it to the policy; ``updatedInput`` replaces what runs.
     """
-    if not hooks.runner.has("PreToolUse"):
-        return policy
 
-    async def can_use_tool(tool: Tool, tool_input: dict[str, Any], call: ToolCall) -> PermissionDecision:
-        outcome = await hooks.pre_tool_use(tool.name, tool_input, call.tool_use_id)
+    def __init__(self, policy: CanUseTool, hooks: SessionHooks) -> None:
+        self.policy = policy
+        self.hooks = hooks
+
+    async def __call__(self, tool: Tool, tool_input: dict[str, Any], call: ToolCall) -> PermissionDecision:
+        outcome = await self.hooks.pre_tool_use(tool.name, tool_input, call.tool_use_id)
         if outcome.blocking:
             reasons = "; ".join(message for _, message in outcome.blocking)
             return PermissionDecision("deny", f"PreToolUse hook blocked this call: {reasons}")
@@ -30,9 +32,14 @@ def gate_with_pre_tool_use(policy: CanUseTool, hooks: SessionHooks) -> CanUseToo
         if decision is not None and decision[0] == "allow":
             return PermissionDecision("allow", updated_input=updated)
         effective = updated if updated is not None else tool_input
-        verdict = await policy(tool, effective, call)
+        verdict = await self.policy(tool, effective, call)
         if updated is not None and verdict.behavior == "allow" and verdict.updated_input is None:
             return PermissionDecision("allow", verdict.message, updated)
         return verdict
 
-    return can_use_tool
+
+def gate_with_pre_tool_use(policy: CanUseTool, hooks: SessionHooks) -> CanUseTool:
+    """``policy`` behind the session's PreToolUse hooks (or ``policy`` itself when there are none)."""
+    if not hooks.runner.has("PreToolUse"):
+        return policy
+    return PreToolUseGate(policy, hooks)
