@@ -6,6 +6,8 @@ import datetime as _dt
 import platform
 from pathlib import Path
 
+from agentcli.context.memory import memory_prompt
+
 _BASE = """You are agentcli, an interactive coding agent working in the user's terminal. You help with software \
 engineering tasks: reading and changing code, running commands, finding and fixing bugs.
 
@@ -24,7 +26,7 @@ def build_system_prompt(
     append: str | None = None,
     model: str | None = None,
 ) -> str:
-    """The system prompt for a session: ``override`` replaces the default, ``append`` is added after it."""
+    """The system prompt for a session: ``override`` replaces the default; the memory files and ``append`` follow."""
     parts = [override if override is not None else _BASE]
     if override is None:
         today = _dt.date.today().isoformat()
@@ -37,6 +39,9 @@ def build_system_prompt(
             + (f"Model: {model}\n" if model else "")
             + "</env>"
         )
+    memory = memory_prompt(project_dir)
+    if memory:
+        parts.append(memory)
     if append:
         parts.append(append)
     return "\n\n".join(part for part in parts if part)
