@@ -89,6 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="run this folder's project hooks (.agentcli/settings.json) without asking")
     parser.add_argument("--demo", action="store_true",
                         help="talk to a built-in scripted model instead of the API (no key needed)")
+    parser.add_argument("--plain", action="store_true",
+                        help="an inline prompt in the terminal's own scrollback instead of the full-screen interface")
     parser.add_argument("--theme", metavar="NAME",
                         help="colour theme of the full-screen interface (dark, light, high-contrast, or your own)")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -124,6 +126,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.print_mode:
         if args.prompt or not sys.stdin.isatty():
             args.print_mode = True  # a prompt or piped input with no terminal to talk to: run headless
+        elif args.plain:
+            from agentcli.ui.repl.app import run_repl
+
+            return run_repl(args)
         else:
             from agentcli.ui.tui.launch import run_tui
 

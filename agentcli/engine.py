@@ -304,9 +304,11 @@ class QueryEngine:
             await loop.aclose()
             self._task = None
 
-        self._answer_open_tool_uses(
+        repaired = self._answer_open_tool_uses(
             "Interrupted by user" if self._interrupted else "Cancelled: the turn ended before this tool ran"
         )
+        if repaired is not None:
+            yield repaired
 
         result = self._result(subtype, turns, started, api_time, last_text, last_stop_reason, errors)
         self._record(result)
@@ -329,14 +331,20 @@ class QueryEngine:
             self._record(message)
         return out
 
-    def _answer_open_tool_uses(self, reason: str) -> None:
-        """Invariant 1: every tool_use in the history gets a result, even when the turn ended early."""
+    def _answer_open_tool_uses(self, reason: str) -> Message | None:
+        """Invariant 1: every tool_use in the history gets a result, even when the turn ended early.
+
+        Returns the ``user`` message that answered them (faces show it), or None when nothing was open.
+        """
         repaired = synthetic_results(unanswered_tool_uses(self.messages), reason)
-        if repaired is not None:
-            self.messages.append(repaired)
-            self._record(self._envelope(sdk.user_message(repaired)))
-            if self.config.recorder is not None:
-                self.config.recorder.flush(durable=True)
+        if repaired is None:
+            return None
+        self.messages.append(repaired)
+        out = self._envelope(sdk.user_message(repaired))
+        self._record(out)
+        if self.config.recorder is not None:
+            self.config.recorder.flush(durable=True)
+        return out
 
     # -- accounting ------------------------------------------------------------------------------------------------
 

@@ -80,9 +80,11 @@ async def test_interrupt(point: str, fake_api, make_engine):
     assert result["type"] == "result" and result["is_error"] is True
     assert result["errors"][-1] == "Interrupted by user"
     if point in ("tool_running",):
-        # the running tool was answered with an interruption, not left dangling
-        assert engine.messages[-1]["content"][0] == {
-            "type": "tool_result", "tool_use_id": "toolu_wait", "content": "Interrupted by user", "is_error": True}
+        # the running tool was answered with an interruption, not left dangling, and faces were told
+        answer = {"type": "tool_result", "tool_use_id": "toolu_wait", "content": "Interrupted by user",
+                  "is_error": True}
+        assert engine.messages[-1]["content"][0] == answer
+        assert messages[-2]["type"] == "user" and messages[-2]["message"]["content"] == [answer]
     # the session takes the next prompt, and that request is valid (checked by the fixture)
     follow_up = await collect(engine, "carry on")
     assert follow_up[-1]["subtype"] == "success"
