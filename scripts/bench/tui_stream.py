@@ -11,7 +11,7 @@ Scenarios (targets from the TUI issue):
   full     20,000 deltas of mixed Markdown as fast as possible: >= 3,000 deltas/s, final frame <= 100 ms after
            the last delta
   paced    1,000 deltas/s including a 500-line code fence: keeps up, p99 UI block <= 50 ms
-  history  8,000 deltas with 300 finished messages above vs an empty screen: within 20 %
+  history  8,000 deltas (--history-deltas) with 300 finished messages above vs an empty screen: within 20 %
   memory   RSS after 300 complete turns (prompt, streamed answer, tool call)
 """
 
@@ -161,6 +161,18 @@ class Ticker:
         return {"max_block_ms": ordered[-1] * 1000, "p99_block_ms": ordered[int(len(ordered) * 0.99) - 1] * 1000}
 
 
+async def settle_history(pilot: Any, timeout: float = 60) -> None:
+    """Wait until the earlier messages are rendered and frozen (that cost belongs to loading, not streaming)."""
+    conversation = pilot.app.conversation
+    deadline = time.perf_counter() + timeout
+    while conversation.unfrozen_history or any(
+            not view.rendered for view in conversation.query(MarkdownView) if view.display):
+        if time.perf_counter() > deadline:
+            raise TimeoutError("the history did not settle")
+        await pilot.pause(0.05)
+    await pilot.pause(0.2)
+
+
 async def run_stream(deltas: list[str], *, pace: float | None = None, prior_messages: int = 0) -> dict[str, float]:
     app = AgentApp(None, cwd=Path.cwd(), theme="textual-dark")
     engine = StandInEngine(deltas, pace)
@@ -171,9 +183,7 @@ async def run_stream(deltas: list[str], *, pace: float | None = None, prior_mess
                 app.conversation.add_prompt("a question")
                 app.conversation.add(MarkdownView(message, classes="assistant"))
             # Let every earlier message render before measuring (that cost belongs to loading, not streaming).
-            while any(not view.rendered for view in app.conversation.query(MarkdownView)):
-                await pilot.pause(0.05)
-            await pilot.pause(0.2)
+            await settle_history(pilot)
         app.engine = engine
         app._engine_ready.set()
         ticker = Ticker()
@@ -221,6 +231,8 @@ def main() -> None:
     parser.add_argument("--only", choices=["full", "paced", "history", "memory"], action="append")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--deltas", type=int, default=20_000)
+    parser.add_argument("--history-deltas", type=int, default=8_000,
+                        help="deltas streamed in the history scenario (longer runs are steadier)")
     args = parser.parse_args()
     wanted = args.only or ["full", "paced", "history", "memory"]
     report: dict[str, Any] = {}
@@ -233,9 +245,13 @@ def main() -> None:
         report["paced"] = median_of([asyncio.run(run_stream(deltas, pace=1000)) for _ in range(args.runs)])
         report["paced"]["ideal_seconds"] = round(len(deltas) / 1000, 2)
     if "history" in wanted:
-        deltas = deltas_of(text_of(32_000))
-        empty = median_of([asyncio.run(run_stream(deltas)) for _ in range(args.runs)])
-        full = median_of([asyncio.run(run_stream(deltas, prior_messages=300)) for _ in range(args.runs)])
+        deltas = deltas_of(text_of(args.history_deltas * DELTA_CHARS))
+        # Alternate the two cases so a busy moment on the machine hits both alike.
+        empty_runs, full_runs = [], []
+        for _ in range(args.runs):
+            empty_runs.append(asyncio.run(run_stream(deltas)))
+            full_runs.append(asyncio.run(run_stream(deltas, prior_messages=300)))
+        empty, full = median_of(empty_runs), median_of(full_runs)
         report["history"] = {"empty": empty, "with_300_messages": full,
                              "ratio": round(full["deltas_per_s"] / empty["deltas_per_s"], 3)}
     if "memory" in wanted:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import time
 from pathlib import Path
 from typing import Any, ClassVar
@@ -18,10 +19,7 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import OptionList
-from textual.widgets.option_list import Option
 
-from agentcli.ui.tui.completion import PathIndex, complete_command
 from agentcli.ui.tui.history import PromptHistory
 from agentcli.ui.tui.session_setup import SessionSetup
 from agentcli.ui.tui.themes import APP_VARIABLES, DEFAULT_THEME
@@ -33,10 +31,19 @@ from agentcli.ui.tui.widgets.user_prompt import UserPrompt
 Message = dict[str, Any]
 CONTEXT_WINDOW = 200_000
 DOUBLE_PRESS_S = 1.5
+CLOSE_TIMEOUT_S = 5
+"""How long exiting waits for SessionEnd hooks and the connections to close."""
 MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 HELP = """Enter send · shift+enter / ctrl+j new line · ↑↓ history · ctrl+r search history
 esc interrupt · ctrl+o detailed transcript · shift+tab permission mode · ctrl+c clear (twice: exit) · ctrl+d exit
 / commands · @ attach a path · !cmd run a shell command"""
+
+
+def resume_gc() -> None:
+    """Turn cyclic garbage collection back on after start-up, leaving the objects made so far out of it."""
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
 
 
 class AgentApp(App[None]):
@@ -79,9 +86,10 @@ class AgentApp(App[None]):
         self._last_ctrl_c = 0.0
         self._pump: asyncio.Task[None] | None = None
         self._shell_context: list[str] = []
-        self._paths = PathIndex(self.cwd)
+        self._paths: Any = None
         self._permission_screen: Any = None
         self._completion_kind = ""
+        self._leaving = False
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(APP_VARIABLES)
@@ -92,9 +100,8 @@ class AgentApp(App[None]):
         self.prompt_input = PromptInput(self.prompt_history, id="prompt",
                                         placeholder="Ask agentcli… (/ for commands, @ for files)")
         self.status = StatusBar(id="status")
-        self.completions = OptionList(id="completions")
+        self.completions: Any = None  # the menu is made the first time there is something to complete
         yield self.conversation
-        yield self.completions
         with Vertical(id="prompt-box"):
             yield self.prompt_input
         yield self.status
@@ -128,6 +135,7 @@ class AgentApp(App[None]):
             await self._pick_session(setup)
             hooks = await asyncio.to_thread(setup.untrusted_project_hooks)
             if hooks:
+                resume_gc()
                 from agentcli.config.trust import trust
                 from agentcli.ui.tui.screens.trust import TrustScreen
 
@@ -144,27 +152,38 @@ class AgentApp(App[None]):
         except Exception as exc:  # shown in the conversation: the app stays usable for /exit and reading
             self._startup_failed(f"agentcli could not start the session: {type(exc).__name__}: {exc}")
             return
+        finally:
+            resume_gc()
+        self._started(engine)
+        if setup.problems:
+            from agentcli.ui.tui.screens.message_dialog import MessageDialog
+
+            self.push_screen(MessageDialog("Some settings could not be used", list(setup.problems)))
+
+    def _started(self, engine: Any) -> None:
+        """The session is ready: show its history and warnings, then send what was typed meanwhile."""
+        assert self.setup is not None
+        options = self.setup.options
         self.engine = engine
+        self.engine_error = None
         self.session_id = engine.session_id
-        session = setup.options.session
-        for warning in [*getattr(session, "warnings", []), *setup.options.notices]:
+        session = options.session
+        for warning in [*getattr(session, "warnings", []), *options.notices]:
             self.conversation.add_notice(str(warning), "warning")
         self._show_history(getattr(session, "messages", None) or [])
         state = self.status.state
         state.starting = False
         state.model = engine.config.model
         state.mode = engine.config.permission_mode
+        state.cost_usd = float(getattr(engine, "total_cost_usd", 0) or 0)
         self.status.show()
         self._engine_ready.set()
-        if setup.problems:
-            from agentcli.ui.tui.screens.message_dialog import MessageDialog
-
-            self.push_screen(MessageDialog("Some settings could not be used", list(setup.problems)))
         self._next_queued()
 
     async def _pick_session(self, setup: SessionSetup) -> None:
         if not setup.pick_resume:
             return
+        resume_gc()
         from agentcli.ui.tui.screens.resume_picker import ResumePicker
 
         sessions = await asyncio.to_thread(setup.list_sessions)
@@ -173,6 +192,76 @@ class AgentApp(App[None]):
             self.conversation.add_notice("No earlier session in this folder; starting a new one.", "info")
         setup.options.resume = choice
         setup.pick_resume = False
+
+    # -- switching sessions (/resume) -------------------------------------------------------------------------------
+
+    def pick_session(self) -> None:
+        """``/resume``: choose another session of this folder and continue it here."""
+        if self.setup is None or self.setup.options is None or not self._engine_ready.is_set():
+            self.conversation.add_notice("The session is still starting; try /resume in a moment.", "info")
+        elif self.busy:
+            self.conversation.add_notice("Finish or interrupt (esc) the current turn before switching sessions.",
+                                         "warning")
+        else:
+            self.run_worker(self._pick_and_switch(), group="resume", exclusive=True, exit_on_error=False)
+
+    async def _pick_and_switch(self) -> None:
+        from agentcli.ui.tui.screens.resume_picker import ResumePicker
+
+        assert self.setup is not None
+        sessions = [info for info in await asyncio.to_thread(self.setup.list_sessions)
+                    if info.session_id != self.session_id]
+        if not sessions:
+            self.conversation.add_notice("No other session in this folder to resume.", "info")
+            return
+        choice = await self.push_screen_wait(ResumePicker(sessions, cancel_label="Esc to stay in this session"))
+        if choice and not self.busy:
+            await self.switch_session(choice)
+
+    async def switch_session(self, session_id: str) -> None:
+        """End this session (SessionEnd hooks run) and continue ``session_id`` in its place.
+
+        Prompts typed while the other session loads are queued, as at start-up.
+        """
+        setup = self.setup
+        assert setup is not None
+        previous = self.session_id if any(m.get("type") == "user" for m in self.log_messages) else None
+        self._engine_ready.clear()
+        self.status.state.starting = True
+        self.status.show()
+        await self._close_engine("other")
+        options = setup.options
+        if options.session is not None:
+            options.session.close()
+        options.session = None
+        options.resume = session_id
+        options.continue_session = options.fork_session = False
+        options.session_id = None
+        options.notices = []
+        try:
+            engine = await setup.build_async()
+        except Exception as exc:
+            # The previous session is closed; go on in a new one rather than leave the app without a session.
+            self.conversation.add_notice(f"Could not resume {session_id}: {exc}", "error")
+            options.session, options.resume, options.notices = None, None, []
+            try:
+                engine = await setup.build_async()
+            except Exception as retry_exc:
+                self._startup_failed(f"agentcli could not start a session: {retry_exc}")
+                return
+        self.conversation.clear()
+        self.log_messages.clear()
+        transcript = self._transcript()
+        if transcript is not None:
+            transcript.conversation.clear()
+        self.status.state.context_percent = 0
+        queued, self._queue = self._queue, []
+        self._started(engine)
+        note = f" The previous one: agentcli --resume {previous}" if previous else ""
+        self.conversation.add_notice(f"Switched to session {engine.session_id}.{note}", "success")
+        # Prompts typed while the session loaded go to the new one, shown below its history.
+        self._queue = [(text, self.conversation.add_prompt(text, queued=True)) for text, _widget in queued]
+        self._next_queued()
 
     def _startup_failed(self, message: str) -> None:
         self.engine_error = message
@@ -381,6 +470,10 @@ class AgentApp(App[None]):
                 future.set_result(answer)
 
         self.push_screen(screen, callback=answered)
+        if self.engine is not None:
+            # Notification hooks (a desktop notice, a sound) run beside the dialog, never in front of it.
+            self.run_worker(self.engine.notify(f"agentcli needs your permission to use {request.tool_name}",
+                                               "Permission needed"), group="notify", exit_on_error=False)
         try:
             answer = await future
         except asyncio.CancelledError:
@@ -423,7 +516,7 @@ class AgentApp(App[None]):
     def action_ctrl_c(self) -> None:
         now = time.monotonic()
         if now - self._last_ctrl_c < DOUBLE_PRESS_S:
-            self.run_worker(self.action_leave(), group="leave")
+            self.action_leave()
             return
         self._last_ctrl_c = now
         if self.prompt_input.text:
@@ -438,20 +531,49 @@ class AgentApp(App[None]):
         self.status.state.hint = ""
         self.status.show()
 
-    async def action_leave(self) -> None:
-        """Stop what is running, release the connections, and exit."""
+    def action_leave(self) -> None:
+        """ctrl+d, /exit, ctrl+c twice: end the session (its SessionEnd hooks run) and exit."""
+        if not self._leaving:
+            self._leaving = True
+            self.run_worker(self._leave(), group="leave", exit_on_error=False)
+
+    async def _leave(self) -> None:
+        try:
+            await self._stop_running()
+            await self._close_engine("prompt_input_exit")
+        finally:
+            self.exit()
+
+    async def action_quit(self) -> None:
+        self.action_leave()
+
+    async def _stop_running(self) -> None:
+        """Interrupt the turn and any ``!`` command, and wait (briefly) for the engine to settle."""
+        pump = self._pump
         if self.busy and self.engine is not None:
             self.engine.interrupt()
         for worker in list(self.workers):
-            if worker.group in ("turn", "shell", "setup"):
+            if worker.group in ("turn", "shell", "setup", "resume"):
                 worker.cancel()
-        self.exit()
+        if pump is not None and not pump.done():
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(asyncio.shield(pump), 2)
 
-    async def action_quit(self) -> None:
-        await self.action_leave()
+    async def _close_engine(self, reason: str) -> None:
+        """End the session: SessionEnd hooks run with ``reason``, then the model client's connections close."""
+        engine, self.engine = self.engine, None
+        if engine is None:
+            return
+        self.status.state.hint = "Ending the session…"
+        self.status.show()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(engine.aclose(reason), CLOSE_TIMEOUT_S)
+        self.status.state.hint = ""
+        self.status.show()
 
     async def on_unmount(self) -> None:
         """However the app ends, stop the turn and close the engine's connections on this event loop."""
+        resume_gc()
         pump = self._pump
         if pump is not None and not pump.done() and self.engine is not None:
             self.engine.interrupt()
@@ -460,7 +582,7 @@ class AgentApp(App[None]):
         if self.engine is not None:
             engine, self.engine = self.engine, None
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(engine.aclose(), 2)
+                await asyncio.wait_for(engine.aclose("other"), 2)
 
     def action_toggle_transcript(self) -> None:
         from agentcli.ui.tui.screens.transcript import TranscriptScreen
@@ -476,10 +598,7 @@ class AgentApp(App[None]):
         mode = MODES[(MODES.index(state.mode) + 1) % len(MODES)] if state.mode in MODES else "default"
         state.mode = mode
         if self.engine is not None:
-            self.engine.config.permission_mode = mode
-            policy = getattr(self.engine.config.can_use_tool, "policy", self.engine.config.can_use_tool)
-            if hasattr(policy, "mode"):
-                policy.mode = mode
+            self.engine.set_permission_mode(mode)
         self.status.show()
 
     def action_history_search(self) -> None:
@@ -530,17 +649,29 @@ class AgentApp(App[None]):
         options: list[tuple[str, str]] = []
         kind = ""
         if text.startswith("/"):
+            from agentcli.ui.tui.completion import complete_command
+
             options = complete_command(text, self.theme_names())
             kind = "command"
         else:
             word, _ = prompt.word_before_cursor()
             if word.startswith("@"):
+                if self._paths is None:
+                    from agentcli.ui.tui.completion import PathIndex
+
+                    self._paths = PathIndex(self.cwd)
                 options = [(f"@{path}", "") for path in self._paths.complete(word)]
                 kind = "path"
         if not options or (len(options) == 1 and options[0][0].strip() == text.strip()):
             self._hide_completions()
             return
+        from textual.widgets import OptionList
+        from textual.widgets.option_list import Option
+
         menu = self.completions
+        if menu is None:
+            menu = self.completions = OptionList(id="completions")
+            self.mount(menu, before="#prompt-box")
         menu.clear_options()
         menu.add_options(Option(f"{value}  {help_text}".rstrip(), id=value) for value, help_text in options)
         menu.highlighted = 0
@@ -551,12 +682,13 @@ class AgentApp(App[None]):
     def _hide_completions(self) -> None:
         self._completion_kind = ""
         self.prompt_input.completing = False
-        self.completions.remove_class("-visible")
+        if self.completions is not None:
+            self.completions.remove_class("-visible")
 
     @on(PromptInput.CompletionKey, "#prompt")
     def _completion_key(self, event: PromptInput.CompletionKey) -> None:
         menu = self.completions
-        if event.key == "escape":
+        if menu is None or event.key == "escape":
             self._hide_completions()
         elif event.key in ("up", "down") and menu.option_count:
             step = -1 if event.key == "up" else 1

@@ -26,8 +26,19 @@ class PromptHistory:
     def __init__(self, path: Path | None, cwd: Path | None = None) -> None:
         self.path = path
         self.cwd = str(cwd) if cwd is not None else None
-        self.entries: list[str] = []
-        self.load()
+        self._entries: list[str] | None = None
+
+    @property
+    def entries(self) -> list[str]:
+        """Read on first use (up, ctrl+r, a sent prompt), so a long history file never delays the first frame."""
+        if self._entries is None:
+            self._entries = []
+            self.load()
+        return self._entries
+
+    @entries.setter
+    def entries(self, value: list[str]) -> None:
+        self._entries = value
 
     def load(self) -> None:
         if self.path is None:

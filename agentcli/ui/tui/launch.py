@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -73,6 +74,10 @@ def session_values(args: Any) -> dict[str, Any]:
 
 def run_tui(args: Any) -> int:
     """Run the app for parsed command-line ``args``; returns the exit status (after printing how to resume)."""
+    # Start-up creates a few hundred thousand long-lived objects (Textual now; settings, tools and the SDK in the
+    # background after the first frame). Cyclic garbage collection among them finds nothing and costs frames and
+    # keystrokes; the app turns it back on, with those objects frozen out of it, once the session is ready.
+    gc.disable()
     if not args.demo and not _has_credentials():
         from agentcli.bootstrap import MissingCredentials, SessionOptions, credentials_from_env
 

@@ -13,10 +13,16 @@ from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
 from agentcli.ui.tui.history import PromptHistory
+from agentcli.ui.tui.screens.dialog import OPTIONS_CSS, dialog_css
 
 
 class HistorySearch(ModalScreen[str | None]):
     """The result is the chosen prompt, or None."""
+
+    DEFAULT_CSS = dialog_css("history-box", border="$primary", extra=f"""
+    #history-options {{ {OPTIONS_CSS} }}
+    #history-query {{ margin: 1 0 0 0; }}
+    """)
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", show=False),

@@ -11,9 +11,15 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from agentcli.ui.tui.screens.dialog import dialog_css
+
 
 class MessageDialog(ModalScreen[None]):
     """A titled list of messages; Enter, Esc or a click dismisses it."""
+
+    DEFAULT_CSS = dialog_css("message-box", extra="""
+    #message-hint { margin: 1 0 0 0; }
+    """)
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,enter,space,q", "dismiss_dialog", "Dismiss", show=False),

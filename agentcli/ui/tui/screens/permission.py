@@ -16,6 +16,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agentcli.tools.permissions import PermissionAnswer, PermissionRequest
+from agentcli.ui.tui.screens.dialog import OPTIONS_CSS, dialog_css
 from agentcli.ui.tui.summaries import key_input
 
 MAX_INPUT_LINES = 12
@@ -23,6 +24,12 @@ MAX_INPUT_LINES = 12
 
 class PermissionScreen(ModalScreen[PermissionAnswer]):
     """The answer is the screen's result; Esc denies without a reason."""
+
+    DEFAULT_CSS = dialog_css("permission-box", extra=f"""
+    #permission-box > Static {{ margin: 0 0 1 0; }}
+    #permission-options {{ {OPTIONS_CSS} }}
+    #permission-why {{ margin: 1 0 0 0; }}
+    """)
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "deny", "Deny", show=False),

@@ -14,6 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from agentcli.ui.tui.screens.dialog import OPTIONS_CSS, dialog_css
+
 
 def _age(seconds: float) -> str:
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
@@ -23,13 +25,18 @@ def _age(seconds: float) -> str:
 
 
 class ResumePicker(ModalScreen[str | None]):
-    """The result is the chosen session id, or None to start a new session."""
+    """The result is the chosen session id, or None (start a new session, or stay in this one)."""
+
+    DEFAULT_CSS = dialog_css("resume-box", border="$primary", extra=f"""
+    #resume-options {{ {OPTIONS_CSS} }}
+    """)
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "New session", show=False)]
 
-    def __init__(self, sessions: list[Any]) -> None:
+    def __init__(self, sessions: list[Any], *, cancel_label: str = "Esc for a new session") -> None:
         super().__init__()
         self.sessions = sessions
+        self.cancel_label = cancel_label
 
     def compose(self) -> ComposeResult:
         now = time.time()
@@ -47,7 +54,7 @@ class ResumePicker(ModalScreen[str | None]):
                 yield OptionList(*options, id="resume-options")
             else:
                 yield Static("No earlier sessions in this folder.")
-            yield Static(Content.styled("Enter to resume · Esc for a new session", "$text-muted"))
+            yield Static(Content.styled(f"Enter to resume · {self.cancel_label}", "$text-muted"))
 
     def on_mount(self) -> None:
         for option_list in self.query(OptionList):

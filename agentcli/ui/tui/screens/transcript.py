@@ -21,6 +21,20 @@ from agentcli.ui.tui.widgets.conversation import Conversation
 class TranscriptScreen(Screen[None]):
     """The detailed transcript; ctrl+o or q returns to the conversation."""
 
+    DEFAULT_CSS = """
+    #transcript {
+        height: 1fr;
+        padding: 0 1;
+        scrollbar-size-vertical: 1;
+        scrollbar-gutter: stable;
+    }
+    #transcript-title, #transcript-help {
+        height: 1;
+        padding: 0 1;
+        background: $panel;
+    }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "app.toggle_transcript", "Back", show=False),
     ]

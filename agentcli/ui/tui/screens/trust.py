@@ -14,9 +14,16 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from agentcli.ui.tui.screens.dialog import OPTIONS_CSS, dialog_css
+
 
 class TrustScreen(ModalScreen[bool]):
     """True: trust the folder (remembered); False: go on without the project's hooks."""
+
+    DEFAULT_CSS = dialog_css("trust-box", extra=f"""
+    #trust-box > Static {{ margin: 0 0 1 0; }}
+    #trust-options {{ {OPTIONS_CSS} }}
+    """)
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "answer(False)", show=False)]
 

@@ -4,16 +4,25 @@ The same class draws the main view and the detailed (ctrl+o) transcript; ``verbo
 message is shown. It reads Claude Code's SDK message shapes, so it can replay a stored log as well as follow a
 live turn. ``handle`` never awaits: widgets are mounted in the background and text is buffered, so a burst of
 deltas costs microseconds each and the engine is never held up by the screen.
+
+Items are mounted in fixed-size segments. Once a segment is full and all its items have finished, it is frozen
+(see :mod:`agentcli.ui.tui.widgets.frozen`): its lines join the one widget that draws the finished history, so a
+long session adds next to nothing to each layout pass while an answer streams below it.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
+from textual import on
 from textual.containers import Vertical, VerticalScroll
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widget import Widget
 
+from agentcli.ui.tui.widgets.frozen import FrozenBlock, FrozenLines, FrozenPart
 from agentcli.ui.tui.widgets.markdown_view import MarkdownView
 from agentcli.ui.tui.widgets.notice import NoticeLine
 from agentcli.ui.tui.widgets.thinking import ThinkingBlock
@@ -22,7 +31,13 @@ from agentcli.ui.tui.widgets.user_prompt import UserPrompt
 
 Message = dict[str, Any]
 TICK_S = 0.1
-SEGMENT_SIZE = 24
+SEGMENT_SIZE = 12
+QUIET_S = 0.3
+"""Freezing costs a few milliseconds per segment, so it waits for a pause in the stream ..."""
+MAX_WAITING_SEGMENTS = 3
+"""... unless this many full segments are waiting (a long turn with no pause)."""
+FREEZE_BUDGET_S = 0.012
+"""Time spent freezing per tick at most, so loading a long session never blocks a frame for long."""
 
 
 def _user_text(content: Any) -> str | None:
@@ -35,16 +50,80 @@ def _user_text(content: Any) -> str | None:
     return None
 
 
-class Segment(Vertical):
-    """A run of consecutive conversation items.
+def _discard(widget: Widget) -> None:
+    """Remove ``widget`` and drop the lines it and its children painted.
 
-    Textual re-arranges a container only when its own children change, so once a segment is full its layout is
-    cached: streaming into the newest segment lays out a few dozen widgets, not the whole session.
+    Textual's styles caches stay reachable from a shared LRU cache after their widget is gone; emptying them first
+    keeps a long session from holding every line it ever painted.
     """
+    for node in (widget, *widget.walk_children(Widget)):
+        node.refresh()
+    widget.remove()
+
+
+def hook_details(hooks: list[Message], errors: Any = None) -> str:
+    """Each hook's command, exit code, duration, error and output, for the detailed transcript."""
+    lines: list[str] = []
+    for hook in hooks:
+        lines.append(f"$ {hook.get('command', '?')}" + (f"   ({hook['source']})" if hook.get("source") else ""))
+        status = "timed out" if hook.get("timed_out") else f"exit {hook.get('exit_code', '?')}"
+        lines.append(f"  {status} · {(hook.get('duration_ms') or 0) / 1000:.2f} s")
+        if hook.get("error"):
+            lines.append(f"  error: {hook['error']}")
+        for stream in ("stdout", "stderr"):
+            text = str(hook.get(stream) or "").rstrip("\n")
+            if text:
+                lines.append(f"  {stream}:")
+                lines.extend(f"    {line}" for line in text.splitlines())
+    shown = {str(hook.get("error")) for hook in hooks if hook.get("error")}
+    lines.extend(f"error: {error}" for error in errors or [] if str(error) not in shown)
+    return "\n".join(lines)
+
+
+def _runs(indexes: list[int]) -> list[tuple[int, int]]:
+    """Consecutive runs in sorted ``indexes`` as (first, last) pairs."""
+    runs: list[tuple[int, int]] = []
+    for index in indexes:
+        if runs and runs[-1][1] == index - 1:
+            runs[-1] = (runs[-1][0], index)
+        else:
+            runs.append((index, index))
+    return runs
+
+
+class Segment(Vertical):
+    """A run of consecutive conversation items, live: the newest one grows, older ones wait to be frozen."""
 
     DEFAULT_CSS = """
     Segment { height: auto; }
     """
+
+    def __init__(self, *children: Widget) -> None:
+        super().__init__(*children)
+        self.items = len(children)
+
+    def freeze(self) -> FrozenPart | None:
+        """What the items paint now and their recipes; None if that can't be kept yet (not laid out)."""
+        area = self.content_region
+        children = list(self.children)
+        recipes = [getattr(child, "recipe", None) for child in children]
+        if not area.width or None in recipes:
+            return None
+        lines = [Strip.blank(0)] * area.height
+        for child in children:
+            if not child.display:
+                continue
+            region = child.region
+            if not region.width:
+                return None
+            x, y = region.x - area.x, region.y - area.y
+            if x < 0 or y < 0 or y + region.height > area.height:
+                return None
+            strips = child.render_lines(Region(0, 0, region.width, region.height))
+            if x:
+                strips = [Strip.join([Strip.blank(x), strip]) for strip in strips]
+            lines[y:y + region.height] = strips
+        return FrozenPart(FrozenLines(lines), [recipe() for recipe in recipes if recipe is not None], area.width)
 
 
 class Conversation(VerticalScroll):
@@ -64,12 +143,16 @@ class Conversation(VerticalScroll):
         self._tools: dict[str, ToolCallBlock] = {}
         self._running_tools: set[ToolCallBlock] = set()
         self.can_focus = False
-        self._segment: Segment | None = None
-        self._segment_items = 0
+        self._segments: list[Widget] = []
+        self._last_message = 0.0
 
     def on_mount(self) -> None:
         self.anchor()
         self.set_interval(TICK_S, self._tick)
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def on_unmount(self) -> None:
+        self.app.theme_changed_signal.unsubscribe(self)
 
     def _tick(self) -> None:
         for block in list(self._running_tools):
@@ -77,17 +160,140 @@ class Conversation(VerticalScroll):
                 block.tick()
             else:
                 self._running_tools.discard(block)
+        self._freeze_finished()
+
+    # -- frozen segments --------------------------------------------------------------------------------------------
+
+    def _settled(self, widget: Widget) -> bool:
+        """True when ``widget`` will not change any more (so its lines can be kept)."""
+        if isinstance(widget, ToolCallBlock):
+            return not widget.running and widget.state != "waiting"
+        if isinstance(widget, UserPrompt):
+            return not widget.has_class("-queued")
+        live = widget in self._blocks.values()
+        if isinstance(widget, MarkdownView):
+            return widget.rendered and (widget.finished or not live)
+        if isinstance(widget, ThinkingBlock):
+            return widget.done or not live
+        return True
+
+    def _freeze_finished(self) -> None:
+        """Freeze full segments whose items have all finished (never the newest one, which still grows)."""
+        segments = self._segments
+        waiting = [(index, s) for index, s in enumerate(segments[:-1]) if isinstance(s, Segment)]
+        if not waiting or not self.screen.is_current:
+            return
+        if time.monotonic() - self._last_message < QUIET_S and len(waiting) <= MAX_WAITING_SEGMENTS:
+            return
+        deadline = 0.0
+        frozen: dict[int, FrozenPart] = {}
+        for index, segment in waiting:
+            children = list(segment.children)
+            if not segment.is_mounted or not all(self._settled(child) for child in children):
+                continue
+            part = segment.freeze()
+            if part is None:
+                continue
+            frozen[index] = part
+            for child in children:
+                if isinstance(child, ToolCallBlock) and self._tools.get(child.tool_use_id) is child:
+                    del self._tools[child.tool_use_id]
+            # The first capture of a tick may wait for Textual to map every widget (after a scroll); that is
+            # paid once, so the budget for more starts after it.
+            deadline = deadline or time.monotonic() + FREEZE_BUDGET_S
+            if time.monotonic() > deadline:
+                break
+        # Each run of newly frozen segments joins the frozen blocks on either side; replace from the end so the
+        # indexes of earlier runs stay valid.
+        for first, last in reversed(_runs(sorted(frozen))):
+            parts = [frozen[index] for index in range(first, last + 1)]
+            start, end = first, last + 1
+            before = segments[start - 1] if start else None
+            if isinstance(before, FrozenBlock):
+                start -= 1
+                parts = before.parts + parts
+            after = segments[end] if end < len(segments) - 1 else None
+            if isinstance(after, FrozenBlock):
+                parts += after.parts
+                end += 1
+            self._replace(start, end, [FrozenBlock(parts)])
+
+    def _replace(self, start: int, end: int, widgets: list[Widget]) -> None:
+        """Put ``widgets`` where segments ``start:end`` are."""
+        old = self._segments[start:end]
+        self._segments[start:end] = widgets
+        self.mount_all(widgets, before=old[0])
+        for widget in old:
+            _discard(widget)
+
+    @on(FrozenBlock.Stale)
+    def _rebuild(self, event: FrozenBlock.Stale) -> None:
+        """Build a stale part's items again where it is (they are frozen again once laid out)."""
+        event.stop()
+        block = event.block
+        if block not in self._segments or not block.is_mounted:
+            return
+        index = event.part
+        part = block.parts[index]
+        old_height = len(part.lines)
+        top = block.virtual_region.y + block.starts[index]
+        # Keep what the reader is looking at in place when a part above it changes height.
+        above = top < self.scroll_y < self.max_scroll_y
+        live = Segment(*(recipe() for recipe in part.recipes))
+        widgets: list[Widget] = [live]
+        if index:
+            widgets.insert(0, FrozenBlock(block.parts[:index]))
+        if index + 1 < len(block.parts):
+            widgets.append(FrozenBlock(block.parts[index + 1:]))
+        position = self._segments.index(block)
+        self._replace(position, position + 1, widgets)
+        for child in live.children:
+            if isinstance(child, ToolCallBlock):
+                self._tools.setdefault(child.tool_use_id, child)
+        if above:
+            def keep_position() -> None:
+                delta = live.outer_size.height - old_height
+                if delta:
+                    self.scroll_to(y=self.scroll_y + delta, animate=False, release_anchor=False)
+
+            self.call_after_refresh(keep_position)
+
+    def _theme_changed(self, _theme: object) -> None:
+        for segment in self._segments:
+            if isinstance(segment, FrozenBlock):
+                segment.mark_stale()
+
+    @property
+    def frozen_items(self) -> int:
+        return sum(segment.items for segment in self._segments if isinstance(segment, FrozenBlock))
+
+    @property
+    def unfrozen_history(self) -> int:
+        """Full segments not frozen yet (waiting for an item to finish, for layout, or for a pause)."""
+        return sum(1 for segment in self._segments[:-1] if isinstance(segment, Segment))
+
+    def clear(self) -> None:
+        """Remove everything (another session is about to be shown)."""
+        for segment in self._segments:
+            _discard(segment)
+        self._segments = []
+        self._blocks = {}
+        self._streamed.clear()
+        self._message_id = None
+        self._tools.clear()
+        self._running_tools.clear()
 
     # -- building blocks --------------------------------------------------------------------------------------------
 
     def add(self, widget: Widget) -> Widget:
         """Mount at the end (background mount: callers never wait for the screen)."""
-        if self._segment is None or self._segment_items >= SEGMENT_SIZE:
-            self._segment = Segment()
-            self._segment_items = 0
-            self.mount(self._segment)
-        self._segment.mount(widget)
-        self._segment_items += 1
+        segment = self._segments[-1] if self._segments else None
+        if not isinstance(segment, Segment) or segment.items >= SEGMENT_SIZE:
+            segment = Segment()
+            self._segments.append(segment)
+            self.mount(segment)
+        segment.mount(widget)
+        segment.items += 1
         return widget
 
     def add_prompt(self, text: str, *, queued: bool = False, shell: bool = False) -> UserPrompt:
@@ -115,6 +321,7 @@ class Conversation(VerticalScroll):
 
     def handle(self, message: Message) -> None:
         """Show one SDK message (stream events included)."""
+        self._last_message = time.monotonic()
         kind = message.get("type")
         if kind == "stream_event":
             self._stream_event(message["event"])
@@ -242,8 +449,24 @@ class Conversation(VerticalScroll):
             if self.verbose:
                 self.add_notice(f"Session {message.get('session_id', '')} · {message.get('model', '')} · "
                                 f"{message.get('cwd', '')} · tools: {', '.join(message.get('tools') or [])}")
+        elif subtype in ("hook_summary", "stop_hook_summary"):
+            self._hook_summary(message)
         elif self.verbose:
             self._system_detail(message)
+
+    def _hook_summary(self, message: Message) -> None:
+        """Hooks that ran for one event: a line when one failed; every hook's command and output in detail."""
+        event = str(message.get("hook_event") or ("Stop" if message.get("subtype") == "stop_hook_summary" else "Hook"))
+        failed = bool(message.get("has_errors"))
+        if not self.verbose:
+            if failed:
+                self.add_notice(f"{event} hook error · ctrl+o to see", "error")
+            return
+        hooks = [hook for hook in message.get("hooks") or [] if isinstance(hook, dict)]
+        title = f"{event} hooks · {len(hooks)} ran" + (" · failed" if failed else "")
+        if message.get("prevented"):
+            title += " · stopped the turn" + (f": {message['stop_reason']}" if message.get("stop_reason") else "")
+        self.add_notice(title, "error" if failed else "info", detail=hook_details(hooks, message.get("errors")))
 
     def _system_detail(self, message: Message) -> None:
         subtype = str(message.get("subtype"))
@@ -252,12 +475,6 @@ class Conversation(VerticalScroll):
             self.add_notice(
                 f"API retry {message.get('attempt')}/{message.get('max_retries')} in {delay:.1f} s "
                 f"({message.get('error_status') or ''} {message.get('error') or ''})".rstrip(), "warning")
-            return
-        if subtype.startswith("hook"):
-            name = message.get("hook_name") or message.get("hook_event") or subtype
-            detail = "\n".join(str(message[key]) for key in ("stdout", "stderr", "output") if message.get(key))
-            outcome = message.get("outcome") or message.get("exit_code", "")
-            self.add_notice(f"Hook {name} {outcome}".rstrip(), "info", detail=detail)
             return
         skip = {"type", "subtype", "session_id", "uuid"}
         fields = ", ".join(f"{key}={value}" for key, value in message.items() if key not in skip)

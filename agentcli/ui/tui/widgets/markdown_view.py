@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
+from functools import partial
 from typing import ClassVar
 
 from textual.geometry import Size
@@ -26,6 +28,53 @@ class MarkdownView(Widget):
 
     DEFAULT_CSS = """
     MarkdownView { height: auto; }
+
+    MarkdownView > .md--h1 {
+        color: $markdown-h1-color;
+        text-style: bold underline;
+    }
+
+    MarkdownView > .md--h2 {
+        color: $primary;
+        text-style: bold;
+    }
+
+    MarkdownView > .md--h3 {
+        text-style: bold;
+    }
+
+    MarkdownView > .md--code-inline {
+        color: $accent;
+    }
+
+    MarkdownView > .md--fence {
+        background: $surface;
+    }
+
+    MarkdownView > .md--bullet {
+        color: $primary;
+    }
+
+    MarkdownView > .md--quote {
+        color: $secondary;
+    }
+
+    MarkdownView > .md--hr {
+        color: $panel-lighten-2;
+    }
+
+    MarkdownView > .md--link {
+        color: $secondary;
+        text-style: underline;
+    }
+
+    MarkdownView > .md--table-header {
+        text-style: bold;
+    }
+
+    MarkdownView > .md--table-border {
+        color: $text-muted;
+    }
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "md--h1", "md--h2", "md--h3", "md--code-inline", "md--fence", "md--bullet", "md--quote", "md--hr",
@@ -64,6 +113,10 @@ class MarkdownView(Widget):
     def rendered(self) -> bool:
         """True once the text has been laid out at the current width."""
         return bool(self._width) and not self._pending
+
+    def recipe(self) -> Callable[[], MarkdownView]:
+        """How to build this message again (plain data: a frozen history segment keeps no widget alive)."""
+        return partial(MarkdownView, self.source, classes=" ".join(self.classes))
 
     def append(self, fragment: str) -> None:
         """Add streamed text; it shows within one flush interval."""
@@ -181,6 +234,8 @@ class MarkdownView(Widget):
             self.flush()
 
     def on_unmount(self) -> None:
+        # The signal holds its subscribers until the next theme change; a removed view must not wait that long.
+        self.app.theme_changed_signal.unsubscribe(self)
         if self._flush_handle is not None:
             self._flush_handle.cancel()
             self._flush_handle = None

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 from textual.content import Content
 from textual.widgets import Static
 
@@ -27,3 +30,8 @@ class NoticeLine(Static):
         super().__init__(content, classes=f"-{kind}")
         self.kind = kind
         self.notice_text = text
+        self.detail = detail
+
+    def recipe(self) -> Callable[[], NoticeLine]:
+        """How to build this line again (plain data, for frozen history)."""
+        return partial(NoticeLine, self.notice_text, self.kind, detail=self.detail)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 from textual.content import Content
 from textual.widgets import Static
 
@@ -13,12 +16,17 @@ class ThinkingBlock(Static):
     ThinkingBlock { height: auto; }
     """
 
-    def __init__(self, text: str = "", *, verbose: bool = False, redacted: bool = False) -> None:
+    def __init__(self, text: str = "", *, verbose: bool = False, redacted: bool = False, done: bool = False) -> None:
         super().__init__("")
         self._parts = [text] if text else []
         self.verbose = verbose
         self.redacted = redacted
-        self.done = False
+        self.done = done
+
+    def recipe(self) -> Callable[[], ThinkingBlock]:
+        """How to build this block again (plain data, for frozen history)."""
+        return partial(ThinkingBlock, self.thinking_text, verbose=self.verbose, redacted=self.redacted,
+                       done=self.done)
 
     @property
     def thinking_text(self) -> str:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +54,21 @@ class ToolCallBlock(Widget):
         self.output_tail = ""
         self.result: dict[str, Any] | None = None
         self.structured: dict[str, Any] | None = None
+
+    _KEPT = ("input", "state", "started_at", "elapsed", "output_tail", "result", "structured")
+
+    def recipe(self) -> Callable[[], ToolCallBlock]:
+        """How to build this call's block again (plain data, for frozen history)."""
+        return partial(ToolCallBlock._restored, self.tool_name, self.tool_use_id, self.verbose, self.cwd,
+                       " ".join(self.classes), {name: getattr(self, name) for name in self._KEPT})
+
+    @classmethod
+    def _restored(cls, name: str, tool_use_id: str, verbose: bool, cwd: Path | None, classes: str,
+                  state: dict[str, Any]) -> ToolCallBlock:
+        block = cls(name, tool_use_id, verbose=verbose, cwd=cwd, classes=classes)
+        for key, value in state.items():
+            setattr(block, key, value)
+        return block
 
     # -- updates from the stream -----------------------------------------------------------------------------------
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 from textual.content import Content
 from textual.widgets import Static
 
@@ -24,6 +27,10 @@ class UserPrompt(Static):
         if queued:
             body = body + Content.styled("  (queued)", "$text-muted italic")
         return body
+
+    def recipe(self) -> Callable[[], UserPrompt]:
+        """How to build this prompt again (plain data, for frozen history)."""
+        return partial(UserPrompt, self.prompt_text, shell=self.shell)
 
     def mark_sent(self) -> None:
         """The queued prompt has gone to the agent."""

@@ -1,0 +1,199 @@
+"""Pilot tests of /export, /hooks, /resume, hook errors and the hooks the interface triggers (Notification when a
+permission dialog opens, SessionEnd on exit), on the real engine against the fake Messages API."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agentcli.ui.tui.widgets.markdown_view import MarkdownView
+from agentcli.ui.tui.widgets.user_prompt import UserPrompt
+from tests.ui.conftest import SIZE, idle, ready, screen_text, text_turn, tool_turn, type_text, wait_for
+
+
+def hooks_setting(event: str, command: str, matcher: str | None = None, timeout: float | None = None) -> dict:
+    hook: dict = {"type": "command", "command": command}
+    if timeout is not None:
+        hook["timeout"] = timeout
+    group: dict = {"hooks": [hook]}
+    if matcher is not None:
+        group["matcher"] = matcher
+    return {event: [group]}
+
+
+def last_notice(app) -> str:
+    from agentcli.ui.tui.widgets.notice import NoticeLine
+
+    return app.conversation.query(NoticeLine).last().notice_text
+
+
+async def send(pilot, text: str) -> None:
+    await type_text(pilot, text)
+    await pilot.press("enter")
+
+
+async def test_export_writes_the_conversation_as_markdown(make_app, project: Path):
+    app, _server = make_app([text_turn("Here is **the answer**.")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "what is up")
+        await idle(pilot)
+        await send(pilot, "/export")
+        await pilot.pause()
+        default = project / f"agentcli-conversation-{app.session_id[:8]}.md"
+        assert default.exists()
+        assert "Exported the conversation (2 messages)" in screen_text(app)
+        assert last_notice(app) == f"Exported the conversation (2 messages) to {default}"
+        await send(pilot, "/export notes/chat.md")
+        await pilot.pause()
+    text = default.read_text()
+    assert "## You" in text and "what is up" in text and "Here is **the answer**." in text
+    assert (project / "notes" / "chat.md").read_text() == text
+
+
+async def test_export_before_anything_was_said(make_app, project: Path):
+    app, server = make_app([text_turn("unused")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/export")
+        await pilot.pause()
+        assert "Nothing to export yet" in screen_text(app)
+    assert not list(project.glob("agentcli-conversation-*.md")) and server.requests == []
+
+
+async def test_hooks_lists_each_hook_and_notes_untrusted_project_hooks(make_app, project: Path):
+    from agentcli.ui.tui.screens.trust import TrustScreen
+
+    user_settings = Path.home() / "config" / "agentcli" / "settings.json"
+    user_settings.parent.mkdir(parents=True, exist_ok=True)
+    user_settings.write_text(json.dumps({"hooks": {
+        **hooks_setting("PreToolUse", "./check-bash.sh", matcher="Bash", timeout=10),
+        **hooks_setting("Stop", "notify-send done"),
+    }}))
+    (project / ".agentcli").mkdir()
+    (project / ".agentcli" / "settings.json").write_text(json.dumps({"hooks": hooks_setting("Stop", "make lint")}))
+    app, _server = make_app([text_turn("ok")])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
+        await pilot.press("escape")  # don't trust the folder
+        await ready(pilot)
+        await send(pilot, "/hooks")
+        await pilot.pause()
+        text = screen_text(app)
+    assert "Hooks (2)" in text
+    assert "PreToolUse" in text and "matcher Bash · timeout 10 s · ~/config/agentcli/settings.json" in text
+    assert "$ ./check-bash.sh" in text
+    assert "Stop" in text and "matcher * · timeout 60 s" in text and "$ notify-send done" in text
+    assert "make lint" not in text
+    assert "1 project hook(s) in .agentcli/settings.json skipped: this folder is not trusted" in text
+
+
+async def test_stop_hook_error_shows_a_notice_and_the_details_in_ctrl_o(make_app):
+    flag = json.dumps({"hooks": hooks_setting("Stop", "echo checking; echo 'lint failed' >&2; exit 1")})
+    app, _server = make_app([text_turn("done")], settings_flag=flag)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await send(pilot, "go")
+        await idle(pilot)
+        assert "Stop hook error · ctrl+o to see" in screen_text(app)
+        assert "lint failed" not in screen_text(app)
+        await pilot.press("ctrl+o")
+        await pilot.pause(0.1)
+        text = screen_text(app)
+    assert "Stop hooks · 1 ran · failed" in text
+    assert "$ echo checking; echo 'lint failed' >&2; exit 1" in text
+    assert "exit 1 ·" in text and "stdout:" in text and "checking" in text
+    assert "stderr:" in text and "lint failed" in text
+    assert "error: exited with status 1" in text
+
+
+async def test_permission_dialog_runs_notification_hooks(make_app, project: Path, tmp_path: Path):
+    from agentcli.ui.tui.screens.permission import PermissionScreen
+
+    marker = tmp_path / "notified.json"
+    flag = json.dumps({"hooks": hooks_setting("Notification", f"cat > {marker}")})
+    write = {"file_path": "notes.md", "content": "hi\n"}
+    app, _server = make_app([tool_turn("Write", write, "toolu_w"), text_turn("written")], settings_flag=flag)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "write it")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await wait_for(pilot, lambda: marker.exists() and marker.read_text().strip().endswith("}"))
+        await pilot.press("1")
+        await idle(pilot)
+    sent = json.loads(marker.read_text())
+    assert sent["hook_event_name"] == "Notification"
+    assert sent["message"] == "agentcli needs your permission to use Write" and sent["title"] == "Permission needed"
+
+
+async def test_exiting_runs_session_end_hooks(make_app, tmp_path: Path):
+    marker = tmp_path / "ended.json"
+    flag = json.dumps({"hooks": hooks_setting("SessionEnd", f"cat > {marker}")})
+    app, _server = make_app([text_turn("hello")], settings_flag=flag)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "hi")
+        await idle(pilot)
+        await pilot.press("ctrl+d")
+        await wait_for(pilot, lambda: not app.is_running)
+    assert json.loads(marker.read_text())["reason"] == "prompt_input_exit"
+
+
+async def test_resume_switches_to_an_earlier_session_in_place(make_app, make_engine, fake_api):
+    from agentcli.ui.tui.screens.resume_picker import ResumePicker
+    from tests.conftest import collect
+
+    earlier = fake_api({"turns": [text_turn("the earlier answer")]})
+    engine = make_engine(earlier)
+    await collect(engine, "an earlier question")
+    engine.config.recorder.flush(durable=True)
+    earlier_id = engine.session_id
+    app, server = make_app([text_turn("a fresh answer"), text_turn("continuing")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "a fresh question")
+        await idle(pilot)
+        first_id = app.session_id
+        await send(pilot, "/resume")
+        await wait_for(pilot, lambda: isinstance(app.screen, ResumePicker))
+        await pilot.pause(0.05)
+        assert "an earlier question" in screen_text(app) and "Esc to stay in this session" in screen_text(app)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.session_id == earlier_id and app._engine_ready.is_set())
+        await pilot.pause(0.1)
+        text = screen_text(app)
+        assert "the earlier answer" in text and "a fresh question" not in text
+        assert last_notice(app) == f"Switched to session {earlier_id}. The previous one: agentcli --resume {first_id}"
+        await send(pilot, "and then")
+        await idle(pilot)
+        assert [w.prompt_text for w in app.conversation.query(UserPrompt)] == ["an earlier question", "and then"]
+        assert app.conversation.query(MarkdownView).last().source == "continuing"
+    body = json.dumps(server.requests[-1].body)
+    assert "an earlier question" in body and "a fresh question" not in body
+
+
+async def test_resume_with_no_other_session_keeps_this_one(make_app):
+    app, _server = make_app([text_turn("ok")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        session_id = app.session_id
+        await send(pilot, "/resume")
+        await wait_for(pilot, lambda: "No other session in this folder" in screen_text(app))
+        assert app.session_id == session_id
+
+
+async def test_new_commands_are_completed_and_listed_in_help(make_app):
+    app, _server = make_app([text_turn("ok")])
+    async with app.run_test(size=(120, 50)) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "/ex")
+        text = screen_text(app)
+        assert "/export" in text and "Save the conversation as Markdown" in text and "/exit" in text
+        await pilot.press("tab")
+        assert app.prompt_input.text == "/export "
+        app.prompt_input.clear_prompt()
+        await send(pilot, "/help")
+        await pilot.pause()
+        text = screen_text(app)
+    for command in ("/export", "/hooks", "/resume"):
+        assert command in text
