@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from textual import on
+from textual.await_remove import AwaitRemove
 from textual.containers import Vertical, VerticalScroll
 from textual.geometry import Region
 from textual.strip import Strip
@@ -50,7 +51,7 @@ def _user_text(content: Any) -> str | None:
     return None
 
 
-def _discard(widget: Widget) -> None:
+def _discard(widget: Widget) -> AwaitRemove:
     """Remove ``widget`` and drop the lines it and its children painted.
 
     Textual's styles caches stay reachable from a shared LRU cache after their widget is gone; emptying them first
@@ -58,7 +59,7 @@ def _discard(widget: Widget) -> None:
     """
     for node in (widget, *widget.walk_children(Widget)):
         node.refresh()
-    widget.remove()
+    return widget.remove()
 
 
 def hook_details(hooks: list[Message], errors: Any = None) -> str:
@@ -154,13 +155,13 @@ class Conversation(VerticalScroll):
     def on_unmount(self) -> None:
         self.app.theme_changed_signal.unsubscribe(self)
 
-    def _tick(self) -> None:
+    async def _tick(self) -> None:
         for block in list(self._running_tools):
             if block.running:
                 block.tick()
             else:
                 self._running_tools.discard(block)
-        self._freeze_finished()
+        await self._freeze_finished()
 
     # -- frozen segments --------------------------------------------------------------------------------------------
 
@@ -177,7 +178,7 @@ class Conversation(VerticalScroll):
             return widget.done or not live
         return True
 
-    def _freeze_finished(self) -> None:
+    async def _freeze_finished(self) -> None:
         """Freeze full segments whose items have all finished (never the newest one, which still grows)."""
         segments = self._segments
         waiting = [(index, s) for index, s in enumerate(segments[:-1]) if isinstance(s, Segment)]
@@ -216,18 +217,19 @@ class Conversation(VerticalScroll):
             if isinstance(after, FrozenBlock):
                 parts += after.parts
                 end += 1
-            self._replace(start, end, [FrozenBlock(parts)])
+            await self._replace(start, end, [FrozenBlock(parts)])
 
-    def _replace(self, start: int, end: int, widgets: list[Widget]) -> None:
-        """Put ``widgets`` where segments ``start:end`` are."""
+    async def _replace(self, start: int, end: int, widgets: list[Widget]) -> None:
+        """Put ``widgets`` where segments ``start:end`` are, in one frame (never both, never neither)."""
         old = self._segments[start:end]
         self._segments[start:end] = widgets
-        self.mount_all(widgets, before=old[0])
-        for widget in old:
-            _discard(widget)
+        with self.app.batch_update():
+            await self.mount_all(widgets, before=old[0])
+            for widget in old:
+                await _discard(widget)
 
     @on(FrozenBlock.Stale)
-    def _rebuild(self, event: FrozenBlock.Stale) -> None:
+    async def _rebuild(self, event: FrozenBlock.Stale) -> None:
         """Build a stale part's items again where it is (they are frozen again once laid out)."""
         event.stop()
         block = event.block
@@ -246,7 +248,7 @@ class Conversation(VerticalScroll):
         if index + 1 < len(block.parts):
             widgets.append(FrozenBlock(block.parts[index + 1:]))
         position = self._segments.index(block)
-        self._replace(position, position + 1, widgets)
+        await self._replace(position, position + 1, widgets)
         for child in live.children:
             if isinstance(child, ToolCallBlock):
                 self._tools.setdefault(child.tool_use_id, child)
