@@ -1,0 +1,73 @@
+"""Driving agentcli in a real terminal: a tmux server of the test's own, keys in, screen text out."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class Tmux:
+    """One tmux server on its own socket, so the test's environment is the one the app gets.
+
+    ``scrollback`` makes :meth:`screen` include the lines above the window (where an inline REPL's output goes).
+    """
+
+    def __init__(self, socket: str, *, scrollback: bool = False) -> None:
+        self.socket = socket
+        self.session = "agentcli"
+        self.scrollback = scrollback
+
+    def run(self, *args: str) -> str:
+        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=10)
+        return done.stdout
+
+    def screen(self) -> str:
+        extra = ("-J", "-S", "-500") if self.scrollback else ()
+        return self.run("capture-pane", "-p", *extra, "-t", self.session)
+
+    def keys(self, *keys: str) -> None:
+        self.run("send-keys", "-t", self.session, *keys)
+
+    def type(self, text: str) -> None:
+        self.run("send-keys", "-t", self.session, "-l", text)
+
+    def wait_for(self, needle: str, timeout: float = 20.0) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.screen()
+            if needle in screen:
+                return screen
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{needle!r} did not appear; the screen was:\n{screen}")
+            time.sleep(0.05)
+
+
+@contextmanager
+def agentcli_in_tmux(project: Path, *args: str, height: int, scrollback: bool = False,
+                     **env_extra: str) -> Iterator[Tmux]:
+    """``agentcli ARGS`` running in ``project`` inside a fresh tmux server; the server is killed afterwards."""
+    if shutil.which("tmux") is None:
+        pytest.fail("tmux is required for the end-to-end test (.ci/run installs it)")
+    terminal = Tmux(f"agentcli-test-{os.getpid()}-{time.monotonic_ns()}", scrollback=scrollback)
+    env = {key: os.environ[key] for key in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "PATH") if key in os.environ}
+    env.update(TERM="xterm-256color", PYTHONPATH=str(REPO), **env_extra)
+    exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
+    arguments = " ".join(shlex.quote(arg) for arg in args)
+    command = (f"cd {shlex.quote(str(project))} && env {exports} {shlex.quote(sys.executable)} -m agentcli "
+               f"{arguments}; echo AGENTCLI-EXITED-$?; sleep 60")
+    terminal.run("new-session", "-d", "-s", terminal.session, "-x", "110", "-y", str(height), command)
+    try:
+        yield terminal
+    finally:
+        terminal.run("kill-server")
