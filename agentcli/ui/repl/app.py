@@ -28,6 +28,7 @@ from agentcli.tools.permissions import PermissionAnswer, PermissionRequest
 from agentcli.ui.repl import questions
 from agentcli.ui.repl.prompts import KeyWatcher, make_prompt_session
 from agentcli.ui.repl.render import FRAME_S, TurnView, make_console
+from agentcli.ui.startup import credentials_problem, pump_submission
 from agentcli.ui.tui.history import PromptHistory
 from agentcli.ui.tui.session_setup import SessionSetup, StartupError
 
@@ -225,15 +226,6 @@ class Repl:
         engine = self.engine
         queue: asyncio.Queue[dict[str, Any] | BaseException | None] = asyncio.Queue()
 
-        async def pump() -> None:
-            try:
-                async for message in engine.submit_message(prompt):
-                    queue.put_nowait(message)
-            except Exception as exc:
-                queue.put_nowait(exc)
-            finally:
-                queue.put_nowait(None)
-
         self.busy = True
         self._remember_session()
         self.view.begin_turn()
@@ -242,7 +234,7 @@ class Repl:
         loop = asyncio.get_running_loop()
         if self.handle_signals:
             loop.add_signal_handler(signal.SIGINT, self.interrupt)
-        pump_task = asyncio.create_task(pump())
+        pump_task = asyncio.create_task(pump_submission(engine, prompt, queue))
         ticker = asyncio.create_task(self._tick())
         try:
             while True:
@@ -306,14 +298,10 @@ def run_repl(args: Any) -> int:
     """``agentcli --plain``: run the REPL for parsed command-line ``args``; returns the exit status."""
     from agentcli.ui.tui.launch import session_values
 
-    if not args.demo and not (os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
-        from agentcli.bootstrap import MissingCredentials, SessionOptions, credentials_from_env
-
-        try:
-            credentials_from_env(SessionOptions(cwd=Path.cwd()))
-        except MissingCredentials as exc:
-            print(f"agentcli: {exc}", file=sys.stderr)
-            return EXIT_USAGE
+    problem = credentials_problem(bool(args.demo))
+    if problem is not None:
+        print(f"agentcli: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     from agentcli.ui.tui.history import default_history_path
 
     cwd = Path.cwd()

@@ -20,6 +20,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 
+from agentcli.ui.startup import pump_submission
 from agentcli.ui.tui.history import PromptHistory
 from agentcli.ui.tui.session_setup import SessionSetup
 from agentcli.ui.tui.themes import APP_VARIABLES, DEFAULT_THEME
@@ -413,16 +414,7 @@ class AgentApp(App[None]):
             return
         queue: asyncio.Queue[Message | BaseException | None] = asyncio.Queue()
 
-        async def pump() -> None:
-            try:
-                async for message in engine.submit_message(prompt):
-                    queue.put_nowait(message)
-            except Exception as exc:
-                queue.put_nowait(exc)
-            finally:
-                queue.put_nowait(None)
-
-        self._pump = asyncio.create_task(pump())
+        self._pump = asyncio.create_task(pump_submission(engine, prompt, queue))
         try:
             while True:
                 item = await queue.get()

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agentcli.ui.startup import credentials_problem
+
 EXIT_OK = 0
 EXIT_USAGE = 2
 
@@ -43,10 +45,6 @@ def pick_theme(requested: str | None, cwd: Path) -> tuple[str, dict[str, Any], l
     return wanted, themes, problems
 
 
-def _has_credentials() -> bool:
-    return bool(os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"))
-
-
 def session_values(args: Any) -> dict[str, Any]:
     """``SessionOptions`` keyword arguments from the parsed command line."""
     values: dict[str, Any] = {
@@ -78,14 +76,10 @@ def run_tui(args: Any) -> int:
     # background after the first frame). Cyclic garbage collection among them finds nothing and costs frames and
     # keystrokes; the app turns it back on, with those objects frozen out of it, once the session is ready.
     gc.disable()
-    if not args.demo and not _has_credentials():
-        from agentcli.bootstrap import MissingCredentials, SessionOptions, credentials_from_env
-
-        try:
-            credentials_from_env(SessionOptions(cwd=Path.cwd()))
-        except MissingCredentials as exc:
-            print(f"agentcli: {exc}", file=sys.stderr)
-            return EXIT_USAGE
+    problem = credentials_problem(bool(args.demo))
+    if problem is not None:
+        print(f"agentcli: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     from agentcli.ui.tui.app import AgentApp
     from agentcli.ui.tui.history import PromptHistory, default_history_path
     from agentcli.ui.tui.session_setup import SessionSetup
