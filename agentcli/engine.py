@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from agentcli import sdk_messages as sdk
 from agentcli.api.client import ModelClient
 from agentcli.api.retry import RetryPolicy
+from agentcli.context.conversation import Conversation
 from agentcli.debuglog import record_exception
 from agentcli.events import (
     AssistantTurn,
@@ -81,7 +82,7 @@ class QueryEngine:
 
     def __init__(self, config: EngineConfig, messages: list[Message] | None = None) -> None:
         self.config = config
-        self.messages: list[Message] = list(messages or [])
+        self.conversation = Conversation(list(messages or []))
         self.session_id = config.session_id
         self.usage = UsageTracker()
         self.permission_denials: list[dict[str, Any]] = []
@@ -89,6 +90,11 @@ class QueryEngine:
         self._session_started = False
         self._task: asyncio.Task[Any] | None = None
         self._interrupted = False
+
+    @property
+    def messages(self) -> list[Message]:
+        """The history the next request starts from (after the last compaction); read-only for faces."""
+        return self.conversation.messages
 
     @property
     def total_usage(self) -> dict[str, int]:
@@ -199,7 +205,7 @@ class QueryEngine:
             context += submitted.additional_context
 
         user_param: Message = {"role": "user", "content": _with_context(prompt, context)}
-        self.messages.append(user_param)
+        self.conversation.append(user_param)
         self._record(self._envelope(sdk.user_message(user_param)))
         if self.config.recorder is not None:
             self.config.recorder.flush()
@@ -209,7 +215,7 @@ class QueryEngine:
             registry=self.config.registry,
             tool_env=self.config.tool_env,
             model=self.config.model,
-            messages=self.messages,
+            conversation=self.conversation,
             system=self.config.system_prompt,
             max_tokens=self.config.max_tokens,
             max_turns=self.config.max_turns,
@@ -232,7 +238,7 @@ class QueryEngine:
                     last_stop_reason = message.get("stop_reason")
                     self.usage.add(message.get("model") or self.config.model, message.get("usage") or {})
                     if event.param["content"]:
-                        self.messages.append(event.param)
+                        self.conversation.note_usage(message.get("usage") or {})
                     last_text = "".join(b.get("text", "") for b in message["content"] if b.get("type") == "text")
                     out = self._envelope({"type": "assistant", "message": message, "parent_tool_use_id": None})
                     self._record(out)
@@ -242,7 +248,6 @@ class QueryEngine:
                         errors.append(f"Reached maximum budget (${self.config.max_budget_usd})")
                         break
                 elif isinstance(event, ToolResults):
-                    self.messages.append(event.param)
                     for finished in event.finished:
                         out = self._envelope(sdk.tool_result_message(finished))
                         self._record(out)
@@ -253,7 +258,6 @@ class QueryEngine:
                     message = event.message
                     self.usage.add(message.get("model") or self.config.model, message.get("usage") or {})
                 elif isinstance(event, UserInjected):
-                    self.messages.append(event.param)
                     out = self._envelope({"type": "user", "message": event.param, "parent_tool_use_id": None,
                                           "isMeta": True})
                     self._record(out)
@@ -339,7 +343,7 @@ class QueryEngine:
         repaired = synthetic_results(unanswered_tool_uses(self.messages), reason)
         if repaired is None:
             return None
-        self.messages.append(repaired)
+        self.conversation.append(repaired)
         out = self._envelope(sdk.user_message(repaired))
         self._record(out)
         if self.config.recorder is not None:

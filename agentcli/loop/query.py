@@ -41,7 +41,8 @@ MAX_TOKENS_RECOVERY_MESSAGE = (
 
 async def query(params: QueryParams) -> AsyncIterator[LoopEvent]:
     """Run one user submission to its end, yielding every event on the way. The last event is :class:`LoopEnded`."""
-    state = LoopState(messages=list(params.messages), model=params.model)
+    conversation = params.conversation
+    state = LoopState(model=params.model)
     attempts = AttemptLoop(params.client, params.retry_policy)
     tools = params.registry.schemas()
     while True:
@@ -49,7 +50,7 @@ async def query(params: QueryParams) -> AsyncIterator[LoopEvent]:
         request = ModelRequest(
             model=state.model,
             max_tokens=state.max_tokens_override or params.max_tokens,
-            messages=strip_thinking(state.messages) if state.strip_thinking else state.messages,
+            messages=strip_thinking(conversation.messages) if state.strip_thinking else conversation.messages,
             system=params.system,
             tools=tools,
             thinking=None if state.strip_thinking else params.thinking,
@@ -105,20 +106,21 @@ async def query(params: QueryParams) -> AsyncIterator[LoopEvent]:
                     yield Notice("max_tokens_escalation", {"max_tokens": params.escalated_max_tokens})
                     continue
                 if state.max_tokens_recoveries < MAX_TOKENS_RECOVERY_LIMIT and param is not None:
+                    conversation.append(param)
                     yield AssistantTurn(response, param)
-                    state.messages.append(param)
                     resume = {"role": "user", "content": [{"type": "text", "text": MAX_TOKENS_RECOVERY_MESSAGE}]}
-                    state.messages.append(resume)
+                    conversation.append(resume)
                     yield UserInjected(resume, "max_tokens_recovery")
                     state.max_tokens_recoveries += 1
                     state.transition = "max_tokens_recovery"
                     continue
 
-            yield AssistantTurn(response, param or {"role": "assistant", "content": []})
             if param is None:
+                yield AssistantTurn(response, {"role": "assistant", "content": []})
                 yield LoopEnded("completed")
                 return
-            state.messages.append(param)
+            conversation.append(param)
+            yield AssistantTurn(response, param)
             if not has_tools:
                 verdict = await params.hooks.stop(_text(param), state.stop_hook_active) if params.hooks else None
                 if verdict is None or not (verdict.prevent or verdict.feedback):
@@ -140,7 +142,7 @@ async def query(params: QueryParams) -> AsyncIterator[LoopEvent]:
                     yield LoopEnded("completed")
                     return
                 feedback = {"role": "user", "content": [{"type": "text", "text": verdict.feedback}]}
-                state.messages.append(feedback)
+                conversation.append(feedback)
                 yield UserInjected(feedback, "stop_hook_feedback")
                 state.stop_hook_active = True
                 state.transition = "stop_hook_blocking"
@@ -155,7 +157,7 @@ async def query(params: QueryParams) -> AsyncIterator[LoopEvent]:
                                                    for f in finished))
                     content += [{"type": "text", "text": note} for group in notes for note in group]
                 results = {"role": "user", "content": content}
-                state.messages.append(results)
+                conversation.append(results)
                 yield ToolResults(results, finished)
         finally:
             # Closed or cancelled mid-iteration (interrupt, budget): stop every tool and its processes.

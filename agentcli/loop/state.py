@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.api.client import ModelClient
 from agentcli.api.retry import RetryPolicy
+from agentcli.context.conversation import Conversation
 from agentcli.tools.base import ToolEnv, ToolRegistry
 from agentcli.tools.permissions import CanUseTool, allow_all
 
@@ -22,7 +23,8 @@ class QueryParams:
     registry: ToolRegistry
     tool_env: ToolEnv
     model: str
-    messages: list[dict[str, Any]]
+    conversation: Conversation
+    """The history, owned by the caller: the loop appends to it and never edits what is there."""
     system: str | list[dict[str, Any]] | None = None
     max_tokens: int = 32_000
     max_turns: int | None = None
@@ -37,9 +39,8 @@ class QueryParams:
 
 @dataclass
 class LoopState:
-    """Carried across iterations. ``messages`` is appended to, never edited: sent messages are immutable."""
+    """Carried across iterations (the messages themselves live in :class:`Conversation`)."""
 
-    messages: list[dict[str, Any]]
     turn_count: int = 1
     transition: str | None = None
     """Why this iteration runs: None for the first, then ``tool_use``, ``max_tokens_escalation``,
