@@ -1,14 +1,16 @@
 """Kill agentcli at random moments of a tool session, resume each one, and check nothing was lost.
 
 For each of N kill points: run ``agentcli -p PROMPT`` (a real process, the real SDK) against the fake Messages API
-playing a multi-turn tool session (parallel reads, a slow read, thinking, chunked streams with delays), SIGKILL
-it at a random moment, then ``agentcli -p --resume ID NEXT`` against a fresh fake server. A kill point passes when:
+playing a multi-turn tool session (parallel reads, a slow command, thinking, edits and a large write, chunked
+streams with delays), SIGKILL it at a random moment, then ``agentcli -p --resume ID NEXT`` against a fresh fake server. A kill point passes when:
 
 - if any request left the killed run, its transcript exists and holds the prompt (persisted before sending);
 - the resumed run exits 0 and the fake server accepted its request (strict validation: every tool_use answered);
 - the resumed request holds the original prompt and the new one, and starts with the last request the killed run
   sent, byte for byte (nothing sent is lost or changed, so the prompt cache still hits);
-- loading the transcript again gives the resumed history plus the reply, with no new warnings (repairs persisted).
+- loading the transcript again gives the resumed history plus the reply, with no new warnings (repairs persisted);
+- every file the session writes (an Edit of a small file, a Write and an Edit of a ~1.3 MB one) is wholly the old
+  or wholly the new version, never empty or half-written, wherever the kill fell (inside Write/Edit included).
 
     python scripts/crash_resume.py [--runs 200] [--jobs 2] [--seed S] [--cli-every K] [-v]
 
@@ -17,7 +19,7 @@ the same ``open_session`` + ``build_engine`` path (a second SDK import per kill 
 the default, 1, resumes all of them through the command line.
 
 Prints ``N/N ok`` and how the kills fell (before the prompt was written, mid-write, waiting for the model, during a
-tool, after the end); exit status 0 only if every kill point passed.
+tool, during Write/Edit, after the end); exit status 0 only if every kill point passed.
 """
 
 from __future__ import annotations
@@ -32,7 +34,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -45,13 +46,26 @@ sys.path.insert(0, str(ROOT))
 
 from agentcli.testing import FakeAnthropicServer  # noqa: E402
 
-PROMPT = "Survey the project: read README.md, src/app.py and the slow pipe, then summarise. ❄ «keep this»"
+PROMPT = "Survey the project: read README.md and src/app.py, wait for the slow step, then rewrite. ❄ «keep this»"
 SLOW_TOOL_S = 0.15
 STARTUP_SHARE = 0.15
+BIG_LINES = 20_000
+"""data/big.txt: ~1.3 MB, so writing and editing it takes long enough for kills to land inside Write and Edit."""
+APP = "def add(a, b):\n    return a + b\n"
+APP_EDITED = 'def add(a, b):\n    """Add two numbers."""\n    return a + b\n'
+CLI_FLAGS = ("--permission-mode", "acceptEdits", "--allowedTools", "Bash")
+
+
+def big_text(tag: str) -> str:
+    return "".join(f"{tag} line {n:06d}: the quick brown fox jumps over the lazy dog\n" for n in range(BIG_LINES))
+
+
+BIG_WRITTEN = big_text("written")
+BIG_EDITED = BIG_WRITTEN.replace("written line 010000", "edited line 010000", 1)
 
 
 def scenario(project: Path) -> dict[str, Any]:
-    readme, app, slow = (str(project / name) for name in ("README.md", "src/app.py", "slow.fifo"))
+    readme, app, big = (str(project / name) for name in ("README.md", "src/app.py", "data/big.txt"))
     return {"turns": [
         {"content": [
             {"type": "text", "text": "I'll start with two files at once.", "chunks": 6},
@@ -59,12 +73,20 @@ def scenario(project: Path) -> dict[str, Any]:
             {"type": "tool_use", "id": "toolu_crash_1b", "name": "Read", "input": {"file_path": app}, "chunks": 4},
         ], "delay_ms": 4},
         {"content": [
-            {"type": "thinking", "thinking": "The pipe is slow; read it next.", "signature": "sig_crash", "chunks": 4},
-            {"type": "tool_use", "id": "toolu_crash_2", "name": "Read", "input": {"file_path": slow}, "chunks": 3},
+            {"type": "thinking", "thinking": "A slow step next.", "signature": "sig_crash", "chunks": 4},
+            {"type": "tool_use", "id": "toolu_crash_2", "name": "Bash",
+             "input": {"command": f"sleep {SLOW_TOOL_S} && echo slow output"}, "chunks": 3},
         ], "delay_ms": 4},
         {"content": [
-            {"type": "text", "text": "One more look at the README.", "chunks": 5},
-            {"type": "tool_use", "id": "toolu_crash_3", "name": "Read", "input": {"file_path": readme}},
+            {"type": "text", "text": "Now the rewrite.", "chunks": 5},
+            {"type": "tool_use", "id": "toolu_crash_3a", "name": "Edit", "input": {
+                "file_path": app, "old_string": "def add(a, b):\n", "new_string": APP_EDITED.split("    return")[0]}},
+            {"type": "tool_use", "id": "toolu_crash_3b", "name": "Write",
+             "input": {"file_path": big, "content": BIG_WRITTEN}, "chunks": 8},
+        ], "delay_ms": 4},
+        {"content": [
+            {"type": "tool_use", "id": "toolu_crash_4", "name": "Edit",
+             "input": {"file_path": big, "old_string": "written line 010000", "new_string": "edited line 010000"}},
         ], "delay_ms": 4},
         {"content": [{"type": "text", "text": "Summary: a tiny project that adds numbers. " * 8, "chunks": 30}],
          "delay_ms": 4},
@@ -75,34 +97,26 @@ def make_project(root: Path) -> Path:
     project = root / "project"
     project.mkdir(parents=True)
     (project / "src").mkdir()
+    (project / "data").mkdir()
     (project / "README.md").write_text("# Demo\n\nAdds numbers.\n", encoding="utf-8")
-    (project / "src" / "app.py").write_text("def add(a, b):\n    return a + b\n", encoding="utf-8")
-    os.mkfifo(project / "slow.fifo")
+    (project / "src" / "app.py").write_text(APP, encoding="utf-8")
     return project
 
 
-class SlowPipe(threading.Thread):
-    """Feeds the FIFO the session reads: each reader waits SLOW_TOOL_S for its line (a tool that takes a while)."""
+def files_intact(project: Path) -> str | None:
+    """Why a file the session writes is empty or half-written, or None when each is wholly old or wholly new."""
+    app = (project / "src" / "app.py").read_text(encoding="utf-8")
+    if app not in (APP, APP_EDITED):
+        return f"src/app.py is neither the original nor the edit ({len(app)} characters)"
+    big = project / "data" / "big.txt"
+    if big.exists() and big.read_text(encoding="utf-8") not in (BIG_WRITTEN, BIG_EDITED):
+        return f"data/big.txt is neither written nor edited whole ({big.stat().st_size} bytes)"
+    return None
 
-    def __init__(self, path: Path) -> None:
-        super().__init__(daemon=True)
-        self.path = path
-        self.stop = threading.Event()
 
-    def run(self) -> None:
-        while not self.stop.is_set():
-            try:
-                fd = os.open(self.path, os.O_WRONLY | os.O_NONBLOCK)
-            except OSError:  # no reader yet
-                self.stop.wait(0.003)
-                continue
-            try:
-                self.stop.wait(SLOW_TOOL_S)
-                os.write(fd, b"slow output\n")
-            except OSError:
-                pass
-            finally:
-                os.close(fd)
+def leftover_temp_files(project: Path) -> int:
+    """Temporary files a kill left in the middle of a write (the target itself is whole either way)."""
+    return sum(1 for _ in project.rglob(".*.tmp"))
 
 
 def use_home(home: Path) -> None:
@@ -157,6 +171,7 @@ class Outcome:
     phase: str
     detail: str = ""
     repairs: list[str] = field(default_factory=list)
+    leftover_temp_files: int = 0
 
 
 def classify(path: Path | None) -> str:
@@ -169,6 +184,8 @@ def classify(path: Path | None) -> str:
 
     transcript = load_transcript(path)
     if transcript.dangling:
+        if {block.get("name") for block in transcript.dangling} & {"Write", "Edit"}:
+            return "during Write/Edit"
         return "during a tool"
     last = json.loads(data.splitlines()[-1])
     return "after the end" if last.get("type") == "result" else "waiting for the model"
@@ -199,14 +216,12 @@ def _kill_and_resume(
     index: int, rng: random.Random, root: Path, first_request_s: float, rest_s: float, cli: bool
 ) -> Outcome:
     project = make_project(root)
-    pipe = SlowPipe(project / "slow.fifo")
-    pipe.start()
     server = FakeAnthropicServer(scenario(project)).start()
     try:
         env = child_env(server)
         started = time.monotonic()
         with (root / "killed-run.stderr").open("wb") as stderr:
-            proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", PROMPT], cwd=project, env=env,
+            proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", PROMPT, *CLI_FLAGS], cwd=project, env=env,
                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr)
             if rng.random() < STARTUP_SHARE:
                 deadline = started + rng.uniform(0.2, 1.1) * first_request_s
@@ -221,12 +236,15 @@ def _kill_and_resume(
             proc.wait(timeout=30)
     finally:
         server.stop()
-        pipe.stop.set()
+    broken = files_intact(project)
+    leftovers = leftover_temp_files(project)
     sent = [r for r in server.requests if r.path.rstrip("/") == "/v1/messages" and r.body]
     if any(r.violations for r in server.requests):
         return Outcome(index, False, "killed run", f"the killed run sent an invalid request: {server.requests}")
     path = transcript_of(project)
     phase = classify(path)
+    if broken:
+        return Outcome(index, False, phase, broken)
     if path is None:
         if sent:
             return Outcome(index, False, phase, "a request left before the prompt was on disk")
@@ -273,7 +291,7 @@ def _kill_and_resume(
     if after.warnings:
         return Outcome(index, False, phase, f"repairs were not persisted: {after.warnings}")
     repairs = [w.split(": ", 1)[-1] for w in before.warnings]
-    return Outcome(index, True, phase + (" (resumed by the CLI)" if cli else ""), "", repairs)
+    return Outcome(index, True, phase + (" (resumed by the CLI)" if cli else ""), "", repairs, leftovers)
 
 
 def calibrate(home: Path, verbose: bool) -> tuple[float, float]:
@@ -281,17 +299,17 @@ def calibrate(home: Path, verbose: bool) -> tuple[float, float]:
     root = home / "calibrate"
     try:
         project = make_project(root)
-        pipe = SlowPipe(project / "slow.fifo")
-        pipe.start()
         server = FakeAnthropicServer(scenario(project)).start()
         started = time.monotonic()
-        proc = subprocess.run([sys.executable, "-m", "agentcli", "-p", PROMPT], cwd=project,
+        proc = subprocess.run([sys.executable, "-m", "agentcli", "-p", PROMPT, *CLI_FLAGS], cwd=project,
                               env=child_env(server), capture_output=True, text=True, timeout=60)
         ended = time.monotonic()
         server.stop()
-        pipe.stop.set()
-        if proc.returncode != 0 or len(server.requests) != 4 or any(r.violations for r in server.requests):
+        turns = len(scenario(project)["turns"])
+        if proc.returncode != 0 or len(server.requests) != turns or any(r.violations for r in server.requests):
             raise SystemExit(f"the uncut session failed: exit {proc.returncode}\n{proc.stderr}")
+        if (project / "src" / "app.py").read_text() != APP_EDITED or files_intact(project):
+            raise SystemExit("the uncut session did not leave the files as scripted")
         first = server.requests[0].time - started
         if verbose:
             print(f"uncut run: first request after {first:.2f} s, whole run {ended - started:.2f} s")
@@ -329,6 +347,8 @@ def main(argv: list[str] | None = None) -> int:
     print("kills: " + ", ".join(f"{count} {phase}" for phase, count in phases.most_common()))
     if repairs:
         print("repairs on resume: " + ", ".join(f"{count} {kind}" for kind, count in repairs.most_common()))
+    print(f"files: none empty or half-written; {sum(o.leftover_temp_files for o in outcomes)} temporary file(s) "
+          "left by kills inside a write (the targets were whole)")
     print(f"{passed}/{args.runs} ok ({time.monotonic() - started:.0f} s)")
     return 0 if passed == args.runs else 1
 

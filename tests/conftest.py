@@ -125,3 +125,11 @@ def run_cli(project: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
         )
 
     return run
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A folder on a small file system that really fills up (tests/files/disk.py)."""
+    from tests.files.disk import small_disk_at
+
+    yield from small_disk_at(tmp_path, monkeypatch)

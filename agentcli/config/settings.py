@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agentcli.config.inputs import InputFileError, parse_json, read_input
 from agentcli.config.paths import config_dir
 
 Source = Literal["userSettings", "projectSettings", "localSettings", "flagSettings"]
@@ -108,9 +109,9 @@ def _line_of_key(text: str, key: str) -> int | None:
 def parse_settings(text: str, path: str, source: Source) -> SettingsLayer:
     """Validate one file's text; raises :class:`SettingsError` with the line and key of the first problem."""
     try:
-        data = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError as exc:
-        raise SettingsError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}", path) from None
+        data = parse_json(text, path) if text.strip() else {}
+    except InputFileError as exc:
+        raise SettingsError(str(exc), path) from None
     if not isinstance(data, dict):
         raise SettingsError(f"{path}: settings must be a JSON object, not {type(data).__name__}", path)
     try:
@@ -146,19 +147,25 @@ def load_settings(project_dir: Path, flag: str | None = None) -> LoadedSettings:
     candidates: list[tuple[Source, str, str]] = []
     for source, path in settings_paths(project_dir):
         try:
-            candidates.append((source, str(path), path.read_text(encoding="utf-8")))
-        except FileNotFoundError:
+            text = read_input(path)
+        except InputFileError as exc:
+            loaded.errors.append(SettingsError(str(exc), str(path)))
             continue
-        except OSError as exc:
-            loaded.errors.append(SettingsError(f"{path}: {exc.strerror or exc}", str(path)))
+        if text is not None:
+            candidates.append((source, str(path), text))
     if flag is not None:
         if flag.lstrip().startswith("{"):
             candidates.append(("flagSettings", "--settings", flag))
         else:
             try:
-                candidates.append(("flagSettings", flag, Path(flag).expanduser().read_text(encoding="utf-8")))
-            except OSError as exc:
-                loaded.errors.append(SettingsError(f"--settings {flag}: {exc.strerror or exc}", flag))
+                text = read_input(Path(flag).expanduser())
+            except InputFileError as exc:
+                loaded.errors.append(SettingsError(f"--settings {exc}", flag))
+            else:
+                if text is None:
+                    loaded.errors.append(SettingsError(f"--settings {flag}: No such file or directory", flag))
+                else:
+                    candidates.append(("flagSettings", flag, text))
     merged: dict[str, Any] = {}
     for source, path, text in candidates:
         try:

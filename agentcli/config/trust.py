@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
+from agentcli.config.inputs import InputFileError, load_json
 from agentcli.config.paths import config_dir
+from agentcli.files.atomic import atomic_write_text
 
 
 def _store() -> Path:
@@ -15,8 +16,8 @@ def _store() -> Path:
 
 def trusted_folders() -> list[str]:
     try:
-        data = json.loads(_store().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = load_json(_store())
+    except InputFileError:
         return []
     return [str(item) for item in data] if isinstance(data, list) else []
 
@@ -35,8 +36,4 @@ def trust(folder: Path) -> None:
         return
     path = _store()
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump([*folders, resolved], handle, indent=2)
-    temporary.replace(path)
+    atomic_write_text(path, json.dumps([*folders, resolved], indent=2), private=True)

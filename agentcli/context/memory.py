@@ -36,9 +36,11 @@ def memory_files(project_dir: Path) -> list[MemoryFile]:
             if not path.is_file() or path.resolve() in seen:
                 continue
             seen.add(path.resolve())
-            text = path.read_text(encoding="utf-8", errors="replace")
+            with path.open("rb") as handle:  # bounded: a huge file costs no more than what is kept
+                data = handle.read(MAX_CHARS_PER_FILE * 4 + 1)
         except OSError:
             continue
+        text = data.decode("utf-8", errors="replace")  # a stray byte costs one character, not the instructions
         if text.strip():
             found.append(MemoryFile(path, text[:MAX_CHARS_PER_FILE], len(text) > MAX_CHARS_PER_FILE))
     return found

@@ -1,4 +1,4 @@
-"""Keep the conversation one the API accepts: every tool_use answered, no empty blocks."""
+"""Keep the conversation one the API accepts: every tool_use answered, no blank blocks, nothing unencodable."""
 
 from __future__ import annotations
 
@@ -8,14 +8,41 @@ from agentcli.tools.executor import tool_result_block
 
 
 def assistant_param(content: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The history entry for an assistant response: empty text blocks dropped (the API rejects them).
-
-    Returns None when nothing is left to send back.
+    """The history entry for an assistant response, as the API accepts it back: empty and whitespace-only text
+    blocks dropped (real models send ``"\\n\\n"`` before a tool call; the API refuses them), and lone surrogates in
+    text and tool input replaced by U+FFFD (they cannot be encoded for the request). The transcript keeps the
+    response as it came. Returns None when nothing is left to send back.
     """
-    kept = [block for block in content if not (block.get("type") == "text" and not block.get("text"))]
+    kept = [sendable(block) for block in content if not _blank_text(block)]
     if not kept:
         return None
     return {"role": "assistant", "content": kept}
+
+
+def _blank_text(block: dict[str, Any]) -> bool:
+    if block.get("type") != "text":
+        return False
+    text = block.get("text")
+    return not isinstance(text, str) or not text.strip()
+
+
+def sendable(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings replaced by U+FFFD; the same object when it has none."""
+    if isinstance(value, str):
+        if value.isascii():
+            return value
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, dict):
+        items = {key: sendable(item) for key, item in value.items()}
+        return value if all(items[key] is value[key] for key in value) else items
+    if isinstance(value, list):
+        converted = [sendable(item) for item in value]
+        return value if all(a is b for a, b in zip(converted, value, strict=True)) else converted
+    return value
 
 
 def unanswered_tool_uses(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

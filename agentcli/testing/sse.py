@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 from agentcli.testing.scenario import ContentSpec, RedactedThinkingSpec, TextSpec, ThinkingSpec, ToolUseSpec, Turn
@@ -15,6 +16,7 @@ Event = tuple[str, dict[str, Any]]
 T = TypeVar("T")
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_ASCII = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"))
 _DEFAULT_CHARS_PER_CHUNK = 16
 
 
@@ -171,7 +173,16 @@ def _delta_frames(index: int, delta_type: str, field: str, pieces: list[str]) ->
         f'"delta":{{"type":"{delta_type}","{field}":'
     )
     encode = _ENCODER.encode
-    return [(prefix + encode(piece) + "}}\n\n").encode() for piece in pieces]
+    return [_utf8(prefix + encode(piece) + "}}\n\n", lambda piece=piece: prefix + _ASCII.encode(piece) + "}}\n\n")
+            for piece in pieces]
+
+
+def _utf8(frame: str, escaped: Callable[[], str]) -> bytes:
+    """The frame as UTF-8; a lone surrogate (which JSON allows) goes out as a ``\\uXXXX`` escape instead."""
+    try:
+        return frame.encode()
+    except UnicodeEncodeError:
+        return escaped().encode()
 
 
 def _block_frames(index: int, block: ContentSpec) -> list[bytes]:
@@ -212,7 +223,8 @@ def error_event(error_type: str, message: str) -> Event:
 
 def encode_event(name: str, data: dict[str, Any]) -> bytes:
     """One SSE frame: `event: NAME`, `data: JSON`, blank line. UTF-8 is sent raw, as the real API does."""
-    return f"event: {name}\ndata: {_ENCODER.encode(data)}\n\n".encode()
+    return _utf8(f"event: {name}\ndata: {_ENCODER.encode(data)}\n\n",
+                 lambda: f"event: {name}\ndata: {_ASCII.encode(data)}\n\n")
 
 
 def encode_events(events: list[Event]) -> list[bytes]:

@@ -140,12 +140,17 @@ def _check_sampling(body: Mapping[str, Any], out: list[str]) -> None:
         out.append("service_tier: Input should be 'auto' or 'standard_only'")
 
 
+_MESSAGE_BLOCK = re.compile(r"^messages\.\d+\.content\.\d+$")
+
+
 def _check_text_block(path: str, block: Mapping[str, Any], out: list[str]) -> None:
     text = block.get("text")
     if not isinstance(text, str):
         out.append(f"{path}.text: Field required (a string)")
     elif not text:
         out.append(f"{path}.text: text content blocks must be non-empty")
+    elif not text.strip() and _MESSAGE_BLOCK.match(path):
+        out.append(f"{path}.text: text content blocks must contain non-whitespace text")
 
 
 def _check_system(system: object, out: list[str]) -> None:

@@ -13,13 +13,47 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 
 class ToolInput(BaseModel):
     """Base for tool inputs: strict types and no unknown keys, as the model is told in the schema."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _encodable(cls, data: Any) -> Any:
+        """Refuse text no file or command can hold (a lone surrogate is legal JSON), before anything is touched."""
+        problem = unencodable_field(data)
+        if problem:
+            raise ValueError(problem)
+        return data
+
+
+def unencodable_field(data: Any, where: str = "") -> str | None:
+    """Where ``data`` holds a string that is not valid Unicode text (a lone surrogate), or None."""
+    if isinstance(data, str):
+        try:
+            data.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            name = f"`{where}` " if where else ""
+            return (
+                f"the parameter {name}holds U+{ord(data[exc.start]):04X} at character {exc.start}, a lone surrogate "
+                "that no file or command can hold; send valid Unicode text"
+            )
+        return None
+    if isinstance(data, dict):
+        items: Any = data.items()
+    elif isinstance(data, list):
+        items = enumerate(data)
+    else:
+        return None
+    for key, value in items:
+        found = unencodable_field(value, f"{where}.{key}" if where else str(key))
+        if found:
+            return found
+    return None
 
 
 @dataclass(slots=True)
@@ -189,6 +223,9 @@ def format_validation_error(tool_name: str, error: ValidationError) -> str:
                 f"The parameter `{loc}` type is expected as `{_EXPECTED[kind]}` "
                 f"but provided as `{_json_type(issue.get('input'))}`"
             )
+        elif not loc:
+            text = str(issue["msg"]).removeprefix("Value error, ")
+            other.append(text[:1].upper() + text[1:])
         else:
             other.append(f"The parameter `{loc}` is invalid: {issue['msg']}")
     parts = missing + unexpected + mismatched + other

@@ -8,8 +8,9 @@ from typing import Any
 
 from pydantic import Field
 
+from agentcli.files.text import TextFormat, with_newlines
 from agentcli.tools.base import Tool, ToolCall, ToolFailure, ToolInput, ToolOutput
-from agentcli.tools.filestate import remember, require_fresh
+from agentcli.tools.filestate import remember, require_fresh, write_text
 from agentcli.tools.paths import resolve
 from agentcli.tools.write import unified_patch
 
@@ -29,7 +30,8 @@ class EditTool(Tool):
         "Performs exact string replacements in files. The file must have been read with the Read tool in this "
         "session and must not have changed since. old_string must match the file exactly (indentation included, "
         "without the line-number prefix Read shows) and must be unique in the file unless replace_all is true; "
-        "add surrounding lines to make it unique. An empty old_string creates a new file with new_string."
+        "add surrounding lines to make it unique. An empty old_string creates a new file with new_string. The file "
+        "keeps its encoding, byte-order mark and line endings."
     )
     input_model = EditInput
 
@@ -41,15 +43,6 @@ class EditTool(Tool):
         return await asyncio.to_thread(_edit, path, tool_input, call)
 
 
-def _write(path: Path, text: str) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-    except OSError as exc:
-        raise ToolFailure(f"Could not write {path}: {exc.strerror or exc}") from None
-
-
 def _edit(path: Path, tool_input: EditInput, call: ToolCall) -> ToolOutput:
     old_string, new_string = tool_input.old_string, tool_input.new_string
     if old_string == new_string:
@@ -59,18 +52,26 @@ def _edit(path: Path, tool_input: EditInput, call: ToolCall) -> ToolOutput:
     if not path.exists():
         if old_string:
             raise ToolFailure(f"File does not exist: {path}")
-        _write(path, new_string)
+        write_text(path, new_string, TextFormat())
         remember(path, call.env.state, new_string)
         return _result(path, "", new_string, tool_input, new_string, 0)
-    original = require_fresh(path, call.env.state)
+    current = require_fresh(path, call.env.state)
+    if current.problem:
+        raise ToolFailure(
+            f"Cannot edit {path}: {current.problem}. Edit refuses files it cannot read exactly, so that no byte of "
+            "them is rewritten by mistake; fix or convert the file first (for example with iconv), or replace it "
+            "whole with Write."
+        )
+    original = current.text
     if not old_string:
         if original.strip():
             raise ToolFailure("Cannot create new file - file already exists. Give old_string to edit it.")
         updated, position = new_string, 0
     else:
-        if old_string not in original and "\r\n" in original and "\r\n" not in old_string:
-            old_string = old_string.replace("\n", "\r\n")  # the model writes \n; the file keeps its own line ends
-            new_string = new_string.replace("\n", "\r\n")
+        if current.format.newline == "\r\n":  # the model writes \n; the file keeps its own line ends
+            if old_string not in original:
+                old_string = with_newlines(old_string, "\r\n")
+            new_string = with_newlines(new_string, "\r\n")
         count = original.count(old_string)
         if count == 0:
             raise ToolFailure(f"String to replace not found in file.\nString: {tool_input.old_string}")
@@ -83,7 +84,7 @@ def _edit(path: Path, tool_input: EditInput, call: ToolCall) -> ToolOutput:
         position = original.index(old_string)
         updated = original.replace(old_string, new_string) if tool_input.replace_all \
             else original.replace(old_string, new_string, 1)
-    _write(path, updated)
+    write_text(path, updated, current.format)
     remember(path, call.env.state, updated)
     return _result(path, original, updated, tool_input, new_string, position)
 

@@ -12,6 +12,8 @@ import re
 from pathlib import Path
 from typing import IO
 
+from agentcli.files.atomic import atomic_write_text
+
 MAX_RESULT_CHARS = 50_000
 """Results longer than this are written to a file; the model gets a preview and the path."""
 PREVIEW_CHARS = 4_000
@@ -62,16 +64,21 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
 def spill_path(scratch_dir: Path, tool_use_id: str, suffix: str = ".txt") -> Path:
-    """Where a call's full output goes (the folder is created lazily by :func:`open_private`)."""
+    """Where a call's full output goes (its folder is created when the first output is saved)."""
     return scratch_dir / f"{_UNSAFE.sub('_', tool_use_id)}{suffix}"
 
 
-def open_private(path: Path) -> IO[str]:
-    """Open ``path`` for writing, readable by the user alone (tool output can hold secrets), folders included."""
+def _private_folders(path: Path) -> None:
     for folder in reversed([path.parent, *path.parent.parents][:2]):
         folder.mkdir(mode=0o700, exist_ok=True, parents=True)
+
+
+def open_private(path: Path) -> IO[str]:
+    """Open ``path`` for writing as output streams in, readable by the user alone (tool output can hold
+    secrets), folders included."""
+    _private_folders(path)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    return os.fdopen(fd, "w", encoding="utf-8")
+    return os.fdopen(fd, "w", encoding="utf-8", errors="replace")
 
 
 def limit_result(content: str, tool_use_id: str, scratch_dir: Path | None, limit: int = MAX_RESULT_CHARS) -> str:
@@ -81,8 +88,8 @@ def limit_result(content: str, tool_use_id: str, scratch_dir: Path | None, limit
     if scratch_dir is not None:
         try:
             path = spill_path(scratch_dir, tool_use_id)
-            with open_private(path) as handle:
-                handle.write(content)
+            _private_folders(path)
+            atomic_write_text(path, content, private=True)
         except OSError:
             pass
         else:

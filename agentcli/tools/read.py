@@ -1,20 +1,37 @@
-"""Read: a file's lines, numbered like ``cat -n``, so the model can cite and edit them exactly."""
+"""Read: a file's lines, numbered like ``cat -n``, so the model can cite and edit them exactly.
+
+The file is streamed: reading stops at the requested lines and at an output cap, long lines are cut while they
+are read, so memory follows what is returned, not the file's size. Only regular files are read: a FIFO, a device
+or a socket could block forever or never end.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import io
+import os
+import stat as stat_module
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from pydantic import Field
 
+from agentcli.files.text import decode, sniff_encoding
 from agentcli.tools.base import FileSnapshot, Tool, ToolCall, ToolFailure, ToolInput, ToolOutput
 from agentcli.tools.paths import resolve
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
-MAX_FILE_BYTES = 10 * 1024 * 1024
+MAX_OUTPUT_CHARS = 256 * 1024
+"""What one Read returns at most; past it the model is told to page with offset and limit."""
+SNIFF_BYTES = 64 * 1024
 BINARY_SNIFF_BYTES = 8192
+SNAPSHOT_BYTES = 1024 * 1024
+"""Files up to this size are remembered whole, so a later touch that changed nothing does not force a new Read."""
+COUNT_REST_BYTES = 16 * 1024 * 1024
+"""Past the shown lines, files up to this size are scanned (not kept) to tell the model how many lines remain."""
+_SKIP_CHUNK = 64 * 1024
+_LINE_ENDS = ("\n", "\r")
 
 
 class ReadInput(ToolInput):
@@ -44,49 +61,142 @@ class ReadTool(Tool):
         return await asyncio.to_thread(_read, path, tool_input, call)
 
 
-def _read(path: Path, tool_input: ReadInput, call: ToolCall) -> ToolOutput:
-    if not path.exists():
-        raise ToolFailure(f"File does not exist: {path}")
-    if path.is_dir():
+def _kind(mode: int) -> str | None:
+    """What a non-regular file is, in words; None for a regular file."""
+    if stat_module.S_ISREG(mode):
+        return None
+    if stat_module.S_ISFIFO(mode):
+        return "named pipe (FIFO)"
+    if stat_module.S_ISSOCK(mode):
+        return "socket"
+    if stat_module.S_ISCHR(mode) or stat_module.S_ISBLK(mode):
+        return "device"
+    return "special file"
+
+
+def _open_regular(path: Path) -> tuple[IO[bytes], os.stat_result]:
+    try:
+        before = os.stat(path)
+    except FileNotFoundError:
+        raise ToolFailure(f"File does not exist: {path}") from None
+    except OSError as exc:
+        raise ToolFailure(f"Could not read {path}: {exc.strerror or exc}") from None
+    if stat_module.S_ISDIR(before.st_mode):
         raise ToolFailure(f"{path} is a directory, not a file. Use Bash with `ls` to list a directory.")
-    stat = path.stat()
-    if stat.st_size > MAX_FILE_BYTES and tool_input.offset is None and tool_input.limit is None:
-        raise ToolFailure(
-            f"File is too large to read at once ({stat.st_size} bytes). Use offset and limit to read part of it."
-        )
-    with path.open("rb") as handle:
-        head = handle.read(BINARY_SNIFF_BYTES)
-        if b"\x00" in head:
-            raise ToolFailure(f"{path} looks like a binary file; Read only shows text.")
-        data = head + handle.read()
-    text = data.decode("utf-8", errors="replace")
-    call.env.state.read_files[str(path)] = FileSnapshot(stat.st_mtime_ns, stat.st_size, text)
-    if not text:
-        return ToolOutput(
-            "<system-reminder>The file exists but is empty.</system-reminder>",
-            structured={
-                "type": "text",
-                "file": {"filePath": str(path), "numLines": 0, "startLine": 1, "totalLines": 0},
-            },
-        )
-    lines = text.splitlines()
-    start = max(1, tool_input.offset or 1)
-    limit = tool_input.limit if tool_input.limit and tool_input.limit > 0 else DEFAULT_LIMIT
-    selected = lines[start - 1 : start - 1 + limit]
-    if not selected:
-        raise ToolFailure(f"The file has {len(lines)} lines; offset {start} is past the end.")
-    out = []
-    for number, line in enumerate(selected, start):
-        if len(line) > MAX_LINE_CHARS:
-            line = line[:MAX_LINE_CHARS] + "… [line truncated]"
-        out.append(f"{number}\t{line}")
-    shown_end = start + len(selected) - 1
-    if shown_end < len(lines):
-        out.append(f"\n[Showing lines {start}-{shown_end} of {len(lines)}. Use offset and limit to read more.]")
-    return ToolOutput(
-        "\n".join(out),
-        structured={
-            "type": "text",
-            "file": {"filePath": str(path), "numLines": len(selected), "startLine": start, "totalLines": len(lines)},
-        },
+    kind = _kind(before.st_mode)
+    if kind is None:
+        try:  # O_NONBLOCK: should the path turn into a FIFO meanwhile, opening it must not wait for a writer
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError as exc:
+            raise ToolFailure(f"Could not read {path}: {exc.strerror or exc}") from None
+        st = os.fstat(fd)
+        kind = _kind(st.st_mode)
+        if kind is None:
+            os.set_blocking(fd, True)
+            return os.fdopen(fd, "rb"), st
+        os.close(fd)
+    raise ToolFailure(
+        f"{path} is a {kind}, not a regular file. Read only reads files: reading a {kind} could wait forever or "
+        "never end. Use Bash (for example `head -c 4096`) if you really need its data."
     )
+
+
+def _read(path: Path, tool_input: ReadInput, call: ToolCall) -> ToolOutput:
+    raw, st = _open_regular(path)
+    with raw:
+        head = raw.read(SNIFF_BYTES)
+        encoding, bom = sniff_encoding(head)
+        if not encoding.startswith(("utf-16", "utf-32")) and b"\x00" in head[:BINARY_SNIFF_BYTES]:
+            raise ToolFailure(f"{path} looks like a binary file; Read only shows text.")
+        raw.seek(len(bom))
+        reader = io.TextIOWrapper(raw, encoding=encoding, errors="replace", newline="")
+        start = max(1, tool_input.offset or 1)
+        limit = tool_input.limit if tool_input.limit and tool_input.limit > 0 else DEFAULT_LIMIT
+        page = _Page(start, limit)
+        page.collect(reader)
+        if page.more and st.st_size <= COUNT_REST_BYTES and encoding in ("utf-8", "cp1252", "latin-1"):
+            page.total = page.seen + _count_lines(raw, reader)
+    content = None
+    if page.total is not None and st.st_size <= SNAPSHOT_BYTES:
+        with path.open("rb") as again:
+            content = decode(again.read(SNAPSHOT_BYTES + 1)).text
+    call.env.state.read_files[str(path)] = FileSnapshot(st.st_mtime_ns, st.st_size, content)
+    return page.output(path)
+
+
+class _Page:
+    """The lines one Read shows, collected as the file streams past."""
+
+    def __init__(self, start: int, limit: int) -> None:
+        self.start = start
+        self.limit = limit
+        self.out: list[str] = []
+        self.chars = 0
+        self.seen = 0
+        self.more = False
+        self.capped = False
+        self.total: int | None = None
+
+    def collect(self, reader: io.TextIOWrapper) -> None:
+        while True:
+            line = reader.readline(MAX_LINE_CHARS + 1)
+            if not line:
+                self.total = self.seen
+                return
+            if len(line) > MAX_LINE_CHARS and not line.endswith(_LINE_ENDS):
+                _skip_rest_of_line(reader)
+            self.seen += 1
+            if self.seen < self.start:
+                continue
+            if len(self.out) >= self.limit or self.chars >= MAX_OUTPUT_CHARS:
+                self.more = True
+                self.capped = len(self.out) < self.limit
+                return
+            text = line.rstrip("\r\n")
+            if len(text) > MAX_LINE_CHARS:
+                text = text[:MAX_LINE_CHARS] + "… [line truncated]"
+            entry = f"{self.seen}\t{text}"
+            self.out.append(entry)
+            self.chars += len(entry) + 1
+
+    def output(self, path: Path) -> ToolOutput:
+        if self.total == 0:
+            return ToolOutput(
+                "<system-reminder>The file exists but is empty.</system-reminder>",
+                structured={
+                    "type": "text",
+                    "file": {"filePath": str(path), "numLines": 0, "startLine": 1, "totalLines": 0},
+                },
+            )
+        if not self.out:
+            raise ToolFailure(f"The file has {self.seen} lines; offset {self.start} is past the end.")
+        end = self.start + len(self.out) - 1
+        lines = list(self.out)
+        if self.more:
+            of = f" of {self.total}" if self.total is not None else ""
+            why = f" (the output reached its cap of {MAX_OUTPUT_CHARS} characters)" if self.capped else ""
+            lines.append(f"\n[Showing lines {self.start}-{end}{of}{why}. Use offset and limit to read more.]")
+        file: dict[str, Any] = {"filePath": str(path), "numLines": len(self.out), "startLine": self.start}
+        if self.total is not None:
+            file["totalLines"] = self.total
+        return ToolOutput("\n".join(lines), structured={"type": "text", "file": file})
+
+
+def _skip_rest_of_line(reader: io.TextIOWrapper) -> None:
+    while True:
+        rest = reader.readline(_SKIP_CHUNK)
+        if not rest or rest.endswith(_LINE_ENDS):
+            return
+
+
+def _count_lines(raw: IO[bytes], reader: io.TextIOWrapper) -> int:
+    """Lines from the reader's position to the end, counted in raw chunks (nothing kept)."""
+    position = reader.tell()
+    reader.detach()
+    raw.seek(position)
+    count = 0
+    last = b"\n"
+    while chunk := raw.read(_SKIP_CHUNK * 16):
+        count += chunk.count(b"\n")
+        last = chunk[-1:]
+    return count + (last != b"\n")

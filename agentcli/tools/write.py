@@ -9,8 +9,9 @@ from typing import Any
 
 from pydantic import Field
 
+from agentcli.files.text import TextFormat, with_newlines
 from agentcli.tools.base import Tool, ToolCall, ToolFailure, ToolInput, ToolOutput
-from agentcli.tools.filestate import remember, require_fresh
+from agentcli.tools.filestate import remember, require_fresh, write_text
 from agentcli.tools.paths import resolve
 
 
@@ -32,8 +33,9 @@ class WriteTool(Tool):
     description = (
         "Writes a file to the local filesystem, replacing it if it exists. The file_path must be absolute. "
         "An existing file must have been read with the Read tool in this session first, and must not have changed "
-        "since; otherwise the write fails. Missing parent folders are created. Prefer Edit for changing part of an "
-        "existing file; use Write for new files or complete rewrites."
+        "since; otherwise the write fails. Missing parent folders are created. An existing file keeps its encoding, "
+        "byte-order mark and line endings (CRLF stays CRLF). Prefer Edit for changing part of an existing file; use "
+        "Write for new files or complete rewrites."
     )
     input_model = WriteInput
 
@@ -49,14 +51,12 @@ def _write(path: Path, content: str, call: ToolCall) -> ToolOutput:
     if path.is_dir():
         raise ToolFailure(f"{path} is a directory; give the path of a file.")
     old: str | None = None
+    fmt = TextFormat()
     if path.exists():
-        old = require_fresh(path, call.env.state)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("w", encoding="utf-8", newline="") as handle:
-            handle.write(content)
-    except OSError as exc:
-        raise ToolFailure(f"Could not write {path}: {exc.strerror or exc}") from None
+        current = require_fresh(path, call.env.state)
+        old, fmt = current.text, current.format
+        content = with_newlines(content, fmt.newline)
+    write_text(path, content, fmt)
     remember(path, call.env.state, content)
     structured: dict[str, Any] = {
         "type": "create" if old is None else "update",

@@ -11,6 +11,7 @@ import sys
 from typing import Any, TextIO
 
 from agentcli.engine import QueryEngine
+from agentcli.loop.repair import sendable
 
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
@@ -26,7 +27,18 @@ def _silence(out: TextIO) -> None:
 
 
 def _dumps(message: dict[str, Any]) -> str:
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    """One JSON line; a lone surrogate in the model's text is kept as a ``\\ud800`` escape, never a crash."""
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(message, ensure_ascii=True, separators=(",", ":"))
+    return text
+
+
+def _plain(value: object) -> str:
+    """Text for a terminal or a pipe: a lone surrogate becomes U+FFFD."""
+    return str(sendable(str(value)))
 
 
 async def _run(
@@ -83,9 +95,9 @@ async def _print_run(
         if result["is_error"]:
             err.write(f"agentcli: {result.get('errors', [result.get('result')])[-1]}\n")
             if result.get("result") and result["subtype"] in ("error_max_turns", "error_max_budget_usd"):
-                write(str(result["result"]) + "\n")
+                write(_plain(result["result"]) + "\n")
         else:
-            write(str(result["result"]) + "\n")
+            write(_plain(result["result"]) + "\n")
     out.flush()
     return 1 if result["is_error"] else 0
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from agentcli.files.atomic import atomic_write_text
 from agentcli.ui.repl.prompts import COMMANDS, KEYS_HELP
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ def export(repl: Repl, argument: str) -> None:
         target = repl.cwd / target
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(conversation_markdown(messages), encoding="utf-8")
+        atomic_write_text(target, conversation_markdown(messages))
     except OSError as exc:
         repl.view.error(f"Could not export to {target}: {exc.strerror or exc}")
         return

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentcli.files.atomic import atomic_write_text
 from agentcli.ui.tui.completion import COMMANDS
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ def _export(app: AgentApp, argument: str) -> None:
         path = app.cwd / f"agentcli-conversation-{str(engine.session_id)[:8]}.md"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(conversation_markdown(engine.messages), encoding="utf-8")
+        atomic_write_text(path, conversation_markdown(engine.messages))
     except OSError as exc:
         conversation.add_notice(f"Could not export the conversation to {path}: {exc.strerror or exc}", "error")
         return

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 MAX_ENTRIES = 1000
+MAX_READ_BYTES = 4 * 1024 * 1024
 FILE_NAME = "prompt_history.jsonl"
 
 
@@ -44,14 +45,17 @@ class PromptHistory:
         if self.path is None:
             return
         try:
-            raw = self.path.read_text(encoding="utf-8")
+            with self.path.open("rb") as handle:
+                size = handle.seek(0, os.SEEK_END)
+                handle.seek(max(0, size - MAX_READ_BYTES))  # the newest prompts; the first line may be cut
+                raw = handle.read()
         except OSError:
             return
         entries: list[str] = []
         for line in raw.splitlines():
             try:
                 item = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # a torn, damaged or hostile line costs that line only
                 continue
             text = item.get("text") if isinstance(item, dict) else None
             if isinstance(text, str) and text.strip():
@@ -73,8 +77,8 @@ class PromptHistory:
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
             with os.fdopen(fd, "a", encoding="utf-8") as handle:
                 handle.write(json.dumps({"text": text, "cwd": self.cwd}, ensure_ascii=False) + "\n")
-        except OSError:
-            pass  # history is a convenience; a read-only data dir must not break the prompt
+        except (OSError, ValueError):
+            pass  # history is a convenience; a read-only data dir (or unencodable text) must not break the prompt
 
     def search(self, needle: str, limit: int = 50) -> list[str]:
         """Entries containing ``needle`` (case-insensitive), most recent first, without repeats."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import json
 import os
 import sys
 from pathlib import Path
@@ -17,15 +16,16 @@ EXIT_USAGE = 2
 
 def _theme_from_settings(cwd: Path) -> str | None:
     """The ``theme`` setting, read without the settings models (they are not needed for the first frame)."""
+    from agentcli.config.inputs import InputFileError, load_json
     from agentcli.config.paths import config_dir
 
     chosen = None
     for path in (config_dir() / "settings.json", cwd / ".agentcli" / "settings.json",
                  cwd / ".agentcli" / "settings.local.json"):
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
+            data = load_json(path)
+        except InputFileError:
+            continue  # reported with the rest of the settings once the session starts
         if isinstance(data, dict) and isinstance(data.get("theme"), str):
             chosen = data["theme"]
     return chosen

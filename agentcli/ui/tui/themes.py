@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from textual.theme import Theme
+
+from agentcli.config.inputs import InputFileError, load_json, parse_toml, read_input
+from agentcli.files.atomic import atomic_write_text
 
 DEFAULT_THEME = "dark"
 APP_VARIABLES = {"prompt-border": "#888888", "fence-background": "#2A2927"}
@@ -41,9 +42,9 @@ def user_theme_dir() -> Path:
 def parse_theme(text: str, source: str, default_name: str) -> Theme:
     """Build a Theme from TOML text; raises :class:`ThemeError` naming ``source``."""
     try:
-        data: dict[str, Any] = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ThemeError(f"{source}: not valid TOML: {exc}") from None
+        data: dict[str, Any] = parse_toml(text, source)
+    except InputFileError as exc:
+        raise ThemeError(str(exc)) from None
     unknown = sorted(set(data) - THEME_FIELDS)
     if unknown:
         raise ThemeError(f"{source}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(THEME_FIELDS))}")
@@ -81,9 +82,11 @@ def load_theme_dir(folder: Path) -> tuple[list[Theme], list[str]]:
         return themes, problems
     for path in paths:
         try:
-            themes.append(parse_theme(path.read_text(encoding="utf-8"), str(path), path.stem))
-        except OSError as exc:
-            problems.append(f"{path}: {exc.strerror or exc}")
+            text = read_input(path)
+            if text is not None:
+                themes.append(parse_theme(text, str(path), path.stem))
+        except InputFileError as exc:
+            problems.append(f"Theme file skipped: {exc}")
         except ThemeError as exc:
             problems.append(f"Theme file skipped: {exc}")
     return themes, problems
@@ -106,20 +109,15 @@ def save_theme_choice(name: str) -> str | None:
 
     path = config_dir() / "settings.json"
     try:
-        data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    except (OSError, ValueError) as exc:
-        return f"The theme was not saved: {path} can't be read ({exc})"
+        data = load_json(path) or {}
+    except InputFileError as exc:
+        return f"The theme was not saved: {exc}"
     if not isinstance(data, dict):
         return f"The theme was not saved: {path} is not a JSON object"
     data["theme"] = name
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(".json.tmp")
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, ensure_ascii=False)
-            handle.write("\n")
-        temporary.replace(path)
+        atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", private=True)
     except OSError as exc:
         return f"The theme was not saved: {exc}"
     return None
