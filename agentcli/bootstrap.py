@@ -13,10 +13,9 @@ from typing import Any
 from agentcli.api.client import AnthropicClient, Credentials
 from agentcli.api.retry import RetryPolicy
 from agentcli.config.settings import LoadedSettings, load_settings
-from agentcli.config.trust import is_trusted
 from agentcli.context.system_prompt import build_system_prompt
 from agentcli.engine import EngineConfig, QueryEngine
-from agentcli.hooks.config import configured_hooks, project_hook_count
+from agentcli.hooks.config import configured_hooks
 from agentcli.hooks.runner import HookRunner
 from agentcli.hooks.session_hooks import SessionHooks
 from agentcli.hooks.tool_gate import gate_with_pre_tool_use
@@ -129,6 +128,10 @@ def open_session_for(options: SessionOptions) -> Any:
 def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngine:
     project_dir = options.cwd
     settings = options.settings = options.settings or load_settings(project_dir, options.settings_flag)
+    if options.trust_project and not settings.trusted:
+        settings = options.settings = settings.trusting()
+    if (notice := settings.untrusted_notice()) is not None:
+        options.notices.append(notice)
     merged = settings.merged
     model = options.model or os.environ.get("ANTHROPIC_MODEL") or merged.model or DEFAULT_MODEL
     fallbacks = options.fallback_models or _as_models(merged.fallbackModel)
@@ -160,7 +163,7 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
         session_source="resume" if options.resume or options.continue_session else "startup",
     )
     if hooks is not None:
-        config.can_use_tool = gate_with_pre_tool_use(config.can_use_tool, hooks)
+        config.can_use_tool = gate_with_pre_tool_use(policy, hooks)
     config.permission_policy = policy
     if session is not None:
         config.session_id = session.session_id
@@ -183,15 +186,8 @@ def _as_models(value: str | list[str] | None) -> tuple[str, ...]:
 
 
 def _session_hooks(options: SessionOptions, settings: LoadedSettings) -> SessionHooks | None:
-    """The session's hooks; project hooks only in a trusted folder (or with ``--trust-project``)."""
-    trusted = options.trust_project or is_trusted(options.cwd)
-    skipped = 0 if trusted else project_hook_count(settings.layers)
-    if skipped:
-        options.notices.append(
-            f"{skipped} project hook(s) in .agentcli/settings.json were skipped: this folder is not trusted "
-            "(run with --trust-project to allow them)"
-        )
-    hooks = configured_hooks(settings.layers, include_project=trusted)
+    """The session's hooks (an untrusted folder's settings arrive without theirs)."""
+    hooks = configured_hooks(settings.layers)
     if not hooks:
         return None
     runner = HookRunner(hooks, project_dir=options.cwd, env=settings.merged.env)

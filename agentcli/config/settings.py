@@ -16,8 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentcli.config.inputs import InputFileError, parse_json, read_input
 from agentcli.config.paths import config_dir
+from agentcli.config.trust import is_trusted, untrusted_notice, withhold_untrusted
 
 Source = Literal["userSettings", "projectSettings", "localSettings", "flagSettings"]
+PROJECT_SCOPE: frozenset[str] = frozenset({"projectSettings", "localSettings"})
+"""Sources that live in the project folder: filtered by :mod:`agentcli.config.trust` until the folder is trusted."""
 
 
 class HookCommand(BaseModel):
@@ -78,15 +81,32 @@ class SettingsLayer:
     data: dict[str, Any]
     settings: Settings
 
+    @property
+    def project_scope(self) -> bool:
+        return self.source in PROJECT_SCOPE
+
 
 @dataclass
 class LoadedSettings:
     layers: list[SettingsLayer] = field(default_factory=list)
+    """The layers as they count: in an untrusted folder, project-scope layers without what they may not do."""
     errors: list[SettingsError] = field(default_factory=list)
     merged: Settings = field(default_factory=Settings)
+    trusted: bool = True
+    source_layers: list[SettingsLayer] = field(default_factory=list)
+    """The layers as read from their files (for ``/hooks`` and the trust question)."""
+    withheld: dict[str, list[str]] = field(default_factory=dict)
+    """Per file (relative to the project): what an untrusted folder's settings were denied (``["2 hooks"]``)."""
 
     def layer_sources(self) -> list[Source]:
         return [layer.source for layer in self.layers]
+
+    def trusting(self) -> LoadedSettings:
+        """The same files once the folder is trusted (the user just said yes, or ``--trust-project``)."""
+        return _combine(self.source_layers, list(self.errors), trusted=True)
+
+    def untrusted_notice(self) -> str | None:
+        return untrusted_notice(self.withheld)
 
 
 def settings_paths(project_dir: Path) -> list[tuple[Source, Path]]:
@@ -141,8 +161,9 @@ def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def load_settings(project_dir: Path, flag: str | None = None) -> LoadedSettings:
-    """Read every layer; ``flag`` is ``--settings``: a file path or inline JSON."""
+def load_settings(project_dir: Path, flag: str | None = None, *, trusted: bool | None = None) -> LoadedSettings:
+    """Read every layer; ``flag`` is ``--settings``: a file path or inline JSON. ``trusted`` None: whether the user
+    trusted this folder before."""
     loaded = LoadedSettings()
     candidates: list[tuple[Source, str, str]] = []
     for source, path in settings_paths(project_dir):
@@ -166,13 +187,30 @@ def load_settings(project_dir: Path, flag: str | None = None) -> LoadedSettings:
                     loaded.errors.append(SettingsError(f"--settings {flag}: No such file or directory", flag))
                 else:
                     candidates.append(("flagSettings", flag, text))
-    merged: dict[str, Any] = {}
+    layers: list[SettingsLayer] = []
     for source, path, text in candidates:
         try:
-            layer = parse_settings(text, path, source)
+            layers.append(parse_settings(text, path, source))
         except SettingsError as exc:
             loaded.errors.append(exc)
-            continue
+    return _combine(layers, loaded.errors, trusted=is_trusted(project_dir) if trusted is None else trusted,
+                    project_dir=project_dir)
+
+
+def _combine(source_layers: list[SettingsLayer], errors: list[SettingsError], *, trusted: bool,
+             project_dir: Path | None = None) -> LoadedSettings:
+    """Filter project-scope layers unless ``trusted``, then merge."""
+    loaded = LoadedSettings(errors=errors, trusted=trusted, source_layers=source_layers)
+    merged: dict[str, Any] = {}
+    for layer in source_layers:
+        if layer.project_scope and not trusted:
+            data, withheld = withhold_untrusted(layer.data)
+            if withheld:
+                shown = Path(layer.path)
+                if project_dir is not None and shown.is_relative_to(project_dir):
+                    shown = shown.relative_to(project_dir)
+                loaded.withheld[str(shown)] = withheld
+                layer = SettingsLayer(layer.source, layer.path, data, Settings.model_validate(data))
         loaded.layers.append(layer)
         merged = _merge(merged, layer.data)
     loaded.merged = Settings.model_validate(merged)

@@ -39,12 +39,10 @@ def matcher_matches(matcher: str | None, value: str | None) -> bool:
         return False
 
 
-def configured_hooks(layers: list[SettingsLayer], *, include_project: bool = True) -> list[ConfiguredHook]:
-    """Every hook of every layer, in file order. Project hooks are left out until the folder is trusted."""
+def configured_hooks(layers: list[SettingsLayer]) -> list[ConfiguredHook]:
+    """Every hook of every layer, in file order (an untrusted folder's layers come without hooks)."""
     hooks: list[ConfiguredHook] = []
     for layer in layers:
-        if layer.source == "projectSettings" and not include_project:
-            continue
         for event, matchers in layer.settings.hooks.items():
             for group in matchers:
                 for hook in group.hooks:
@@ -54,4 +52,5 @@ def configured_hooks(layers: list[SettingsLayer], *, include_project: bool = Tru
 
 
 def project_hook_count(layers: list[SettingsLayer]) -> int:
-    return sum(len(configured_hooks([layer])) for layer in layers if layer.source == "projectSettings")
+    """How many hooks the project's own files (all project-scope layers) configure."""
+    return sum(len(configured_hooks([layer])) for layer in layers if layer.project_scope)

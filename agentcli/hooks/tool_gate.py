@@ -6,17 +6,19 @@ from typing import Any
 
 from agentcli.hooks.session_hooks import SessionHooks
 from agentcli.tools.base import Tool, ToolCall
-from agentcli.tools.permissions import CanUseTool, PermissionDecision
+from agentcli.tools.permissions import CanUseTool, HookDecision, PermissionDecision, PermissionPolicy
 
 
 class PreToolUseGate:
     """A ``CanUseTool`` that runs PreToolUse hooks first, then the wrapped ``policy``.
 
-    A blocking hook (exit 2) or ``permissionDecision: deny`` stops the call and the model sees why; ``allow`` skips
-    the policy; ``ask`` and no decision leave it to the policy; ``updatedInput`` replaces what runs.
+    A blocking hook (exit 2) or ``permissionDecision: deny`` stops the call and the model sees why. ``allow`` and
+    ``ask`` go to the policy, which weighs them against the rules with Claude Code's precedence (deny and ask rules
+    still count; ``ask`` asks even when the rules would allow, and is denied where nobody can answer).
+    ``updatedInput`` replaces what runs, and is what the rules judge.
     """
 
-    def __init__(self, policy: CanUseTool, hooks: SessionHooks) -> None:
+    def __init__(self, policy: PermissionPolicy, hooks: SessionHooks) -> None:
         self.policy = policy
         self.hooks = hooks
 
@@ -29,16 +31,17 @@ class PreToolUseGate:
         decision = outcome.permission_decision
         if decision is not None and decision[0] == "deny":
             return PermissionDecision("deny", f"PreToolUse hook denied this call: {decision[1] or 'no reason given'}")
-        if decision is not None and decision[0] == "allow":
-            return PermissionDecision("allow", updated_input=updated)
+        hook: HookDecision | None = None
+        if decision is not None and decision[0] in ("allow", "ask"):
+            hook = ("allow" if decision[0] == "allow" else "ask", decision[1])
         effective = updated if updated is not None else tool_input
-        verdict = await self.policy(tool, effective, call)
+        verdict = await self.policy.decide(tool, effective, call, hook)
         if updated is not None and verdict.behavior == "allow" and verdict.updated_input is None:
             return PermissionDecision("allow", verdict.message, updated)
         return verdict
 
 
-def gate_with_pre_tool_use(policy: CanUseTool, hooks: SessionHooks) -> CanUseTool:
+def gate_with_pre_tool_use(policy: PermissionPolicy, hooks: SessionHooks) -> CanUseTool:
     """``policy`` behind the session's PreToolUse hooks (or ``policy`` itself when there are none)."""
     if not hooks.runner.has("PreToolUse"):
         return policy

@@ -4,6 +4,8 @@ The order is fixed so that the safest answer wins: a deny rule beats everything;
 (``.git/``, ``.agentcli/``) always ask; then ask rules; plan mode refuses anything that changes something;
 bypassPermissions allows the rest; then allow rules, reads inside the project, and (acceptEdits) edits inside
 the project are allowed. Writing outside the project asks unless a rule names that place explicitly.
+A PreToolUse hook's decision comes in as Claude Code defines it: ``allow`` lifts only the asks a person would
+answer (never a deny rule, an ask rule or a protected folder), ``ask`` turns an allow into a question.
 What is left asks the face's callback, or is denied with a clear message when there is nobody to ask.
 """
 
@@ -90,6 +92,24 @@ class Verdict:
     behavior: Literal["allow", "deny", "ask"]
     reason: str = ""
     suggestions: tuple[str, ...] = ()
+    firm: bool = False
+    """An ask that a hook's ``allow`` cannot lift (an ask rule, a protected folder, the hook's own ``ask``)."""
+
+
+HookDecision = tuple[Literal["allow", "ask"], str]
+"""A PreToolUse hook's ``permissionDecision`` (``deny`` never reaches the policy) and its reason."""
+
+
+def with_hook_decision(verdict: Verdict, hook: HookDecision | None) -> Verdict:
+    """Claude Code's precedence: deny rules beat a hook's allow, which lifts only ordinary asks; a hook's ask asks."""
+    if hook is None or verdict.behavior == "deny":
+        return verdict
+    decision, reason = hook
+    if decision == "allow":
+        return Verdict("allow") if verdict.behavior == "ask" and not verdict.firm else verdict
+    if verdict.behavior == "ask":
+        return verdict
+    return Verdict("ask", f"a PreToolUse hook asks for approval: {reason or 'no reason given'}", (), firm=True)
 
 
 def _real(path: Path) -> Path:
@@ -125,13 +145,18 @@ class PermissionPolicy:
     # -- the callable the executor awaits -------------------------------------------------------------------
 
     async def __call__(self, tool: Tool, tool_input: dict[str, Any], call: ToolCall) -> PermissionDecision:
-        verdict = self.evaluate(tool, tool_input, call.env)
+        return await self.decide(tool, tool_input, call)
+
+    async def decide(self, tool: Tool, tool_input: dict[str, Any], call: ToolCall,
+                     hook: HookDecision | None = None) -> PermissionDecision:
+        """Decide a call, asking the user if the rules, the mode and the hook's decision leave it open."""
+        verdict = self.evaluate(tool, tool_input, call.env, hook)
         if verdict.behavior != "ask":
             return PermissionDecision(verdict.behavior, verdict.reason)
         if self.ask is None:
             return PermissionDecision("deny", self._headless_message(tool.name, verdict))
         async with self._ask_lock:  # one question at a time; an earlier answer may already cover this call
-            verdict = self.evaluate(tool, tool_input, call.env)
+            verdict = self.evaluate(tool, tool_input, call.env, hook)
             if verdict.behavior != "ask":
                 return PermissionDecision(verdict.behavior, verdict.reason)
             answer = await self.ask(
@@ -160,8 +185,12 @@ class PermissionPolicy:
 
     # -- deciding -------------------------------------------------------------------------------------------
 
-    def evaluate(self, tool: Tool, tool_input: dict[str, Any], env: ToolEnv | None = None) -> Verdict:
-        """Decide a call from the mode and rules alone (``ask`` means a person must decide)."""
+    def evaluate(self, tool: Tool, tool_input: dict[str, Any], env: ToolEnv | None = None,
+                 hook: HookDecision | None = None) -> Verdict:
+        """Decide a call from the mode, the rules and a hook's decision (``ask`` means a person must decide)."""
+        return with_hook_decision(self._evaluate(tool, tool_input, env), hook)
+
+    def _evaluate(self, tool: Tool, tool_input: dict[str, Any], env: ToolEnv | None) -> Verdict:
         try:
             parsed = tool.input_model.model_validate(tool_input)
         except ValidationError:
@@ -194,7 +223,7 @@ class PermissionPolicy:
     def _by_rule(self, name: str, rule: PermissionRule) -> Verdict:
         if rule.behavior == "deny":
             return Verdict("deny", f"Permission to use {name} has been denied by the rule {rule} ({rule.source}).")
-        return Verdict("ask", f"the rule {rule} ({rule.source}) asks for approval", ())
+        return Verdict("ask", f"the rule {rule} ({rule.source}) asks for approval", (), firm=True)
 
     @staticmethod
     def _plan_message() -> str:
@@ -227,7 +256,7 @@ class PermissionPolicy:
             if any(rule.source == "session" for rule in specific_allow):
                 return Verdict("allow")
             return Verdict("ask", f"{real} is in a protected folder (.git/ or .agentcli/)",
-                           (f"Edit(//{str(real).lstrip('/')})",))
+                           (f"Edit(//{str(real).lstrip('/')})",), firm=True)
         for rule in self._rules("ask", name):
             if matches(rule, literal_too=True):
                 return self._by_rule(name, rule)

@@ -29,11 +29,11 @@ def hooks_command(argv: list[str]) -> int:
     args = parser.parse_args(argv)
 
     cwd = Path.cwd()
-    settings = load_settings(cwd, args.settings)
+    settings = load_settings(cwd, args.settings, trusted=True)  # an explicit debugging command runs project hooks too
     for error in settings.errors:
         print(f"settings: {error}", file=sys.stderr)
-    hooks = configured_hooks(settings.layers)  # an explicit debugging command runs project hooks too
-    if not is_trusted(cwd) and any(layer.source == "projectSettings" for layer in settings.layers):
+    hooks = configured_hooks(settings.layers)
+    if not is_trusted(cwd) and any(layer.project_scope for layer in settings.layers):
         print("note: this folder is not trusted; agentcli itself skips its project hooks", file=sys.stderr)
     if args.action == "list":
         for event in EVENTS:

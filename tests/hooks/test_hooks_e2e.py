@@ -164,7 +164,7 @@ def test_project_hooks_need_trust_in_print_mode(run_cli, fake_api, project: Path
     proc = run_cli("-p", "hi", server=server)
     assert proc.returncode == 0, proc.stderr
     assert not marker.exists()
-    assert "1 project hook(s)" in proc.stderr and "--trust-project" in proc.stderr
+    assert "settings.json: 1 hook" in proc.stderr and "--trust-project" in proc.stderr
     proc = run_cli("-p", "hi", "--trust-project", server=server)
     assert proc.returncode == 0 and marker.exists()
     marker.unlink()
@@ -172,7 +172,7 @@ def test_project_hooks_need_trust_in_print_mode(run_cli, fake_api, project: Path
 
     trust(project)
     proc = run_cli("-p", "hi", server=server)
-    assert marker.exists() and "project hook" not in proc.stderr
+    assert marker.exists() and "not trusted" not in proc.stderr
 
 
 def test_broken_settings_stop_print_mode_with_file_and_line(run_cli, project: Path):

@@ -309,7 +309,7 @@ def test_session_policy_from_settings_files_and_flags(project: Path):
         ' "defaultMode": "acceptEdits"}}')
     (project / ".agentcli" / "settings.local.json").write_text('{"permissions": {"ask": ["Bash(make deploy)"]}}')
     options = SessionOptions(cwd=project, allowed_tools=["Read,Bash(git log:*)"], disallowed_tools=["Glob"])
-    policy, removed = permission_policy(options, load_settings(project))
+    policy, removed = permission_policy(options, load_settings(project, trusted=True))
     assert policy.mode == "acceptEdits"
     assert removed == {"WebFetch", "Glob"}
     assert [(str(r), r.behavior, r.source) for r in policy.rules] == [

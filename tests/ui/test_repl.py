@@ -300,7 +300,8 @@ async def test_trust_prompt_no_runs_without_project_hooks(start_repl, project: P
     await repl.wait_for("Do you trust this folder?")
     repl.type("2")
     await repl.send("hello")
-    assert "project hook(s) in .agentcli/settings.json were skipped" in repl.output
+    assert "not trusted, so agentcli ignored part of its project settings (.agentcli/settings.json: 1 hook)" in \
+        " ".join(repl.output.split())
     assert not is_trusted(project) and not (project / "hook-ran").exists()
 
 

@@ -85,7 +85,7 @@ async def test_hooks_lists_each_hook_and_notes_untrusted_project_hooks(make_app,
     assert "$ ./check-bash.sh" in text
     assert "Stop" in text and "matcher * · timeout 60 s" in text and "$ notify-send done" in text
     assert "make lint" not in text
-    assert "1 project hook(s) in .agentcli/settings.json skipped: this folder is not trusted" in text
+    assert "1 project hook(s) skipped: this folder is not trusted" in text
 
 
 async def test_stop_hook_error_shows_a_notice_and_the_details_in_ctrl_o(make_app):

@@ -65,18 +65,16 @@ def export(repl: Repl, argument: str) -> None:
 
 def show_hooks(repl: Repl) -> None:
     """The hooks of every settings file by event, with the file each comes from and whether it runs."""
-    from agentcli.config.trust import is_trusted
     from agentcli.hooks.config import EVENTS, configured_hooks
 
-    options = repl.setup.options
-    layers = options.settings.layers
-    hooks = configured_hooks(layers)
+    settings = repl.setup.options.settings
+    hooks = configured_hooks(settings.source_layers)
     view = repl.view
     if not hooks:
         view.notice("No hooks configured.")
         return
-    trusted = options.trust_project or is_trusted(repl.cwd)
-    project_files = {layer.path for layer in layers if layer.source == "projectSettings"}
+    trusted = settings.trusted
+    project_files = {layer.path for layer in settings.source_layers if layer.project_scope}
     lines = Text()
     for event in EVENTS:
         found = [hook for hook in hooks if hook.event == event]

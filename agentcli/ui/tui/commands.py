@@ -102,12 +102,12 @@ def _shown_path(path: str, cwd: Path) -> str:
         return "~" + path[len(home):] if path.startswith(home + os.sep) else path
 
 
-def hooks_report(layers: list[Any], cwd: Path, trusted: bool) -> tuple[str, str]:
+def hooks_report(settings: Any, cwd: Path) -> tuple[str, str]:
     """``/hooks``: a title and the configured hooks by event, each with matcher, command, timeout and file."""
     from agentcli.hooks.config import configured_hooks, project_hook_count
 
-    hooks = configured_hooks(layers, include_project=trusted)
-    skipped = 0 if trusted else project_hook_count(layers)
+    hooks = configured_hooks(settings.layers)
+    skipped = 0 if settings.trusted else project_hook_count(settings.source_layers)
     lines: list[str] = []
     for event in dict.fromkeys(hook.event for hook in hooks):
         lines.append(event)
@@ -116,7 +116,7 @@ def hooks_report(layers: list[Any], cwd: Path, trusted: bool) -> tuple[str, str]
             lines.append(f"  matcher {matcher} · timeout {hook.timeout_s:g} s · {_shown_path(hook.source, cwd)}")
             lines.append(f"    $ {hook.command}")
     if skipped:
-        lines.append(f"{skipped} project hook(s) in .agentcli/settings.json skipped: this folder is not trusted "
+        lines.append(f"{skipped} project hook(s) skipped: this folder is not trusted "
                      "(restart agentcli and answer yes, or use --trust-project).")
     if not hooks:
         title = "No hooks configured" + ("" if skipped else " (add them under \"hooks\" in a settings file)")
@@ -131,8 +131,5 @@ def _hooks(app: AgentApp) -> None:
     if settings is None:
         app.conversation.add_notice("No session yet: the settings are still loading.", "info")
         return
-    from agentcli.config.trust import is_trusted
-
-    trusted = bool(options.trust_project) or is_trusted(app.cwd)
-    title, detail = hooks_report(settings.layers, app.cwd, trusted)
+    title, detail = hooks_report(settings, app.cwd)
     app.conversation.add_notice(title, "info", detail=detail)

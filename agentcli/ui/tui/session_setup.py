@@ -55,12 +55,12 @@ class SessionSetup:
 
     def untrusted_project_hooks(self) -> int:
         """How many project hooks would be skipped because this folder isn't trusted yet."""
-        from agentcli.config.trust import is_trusted
         from agentcli.hooks.config import project_hook_count
 
-        if self.options.trust_project or is_trusted(self.cwd):
+        settings = self.options.settings
+        if self.options.trust_project or settings.trusted:
             return 0
-        return project_hook_count(self.options.settings.layers)
+        return project_hook_count(settings.source_layers)
 
     def list_sessions(self) -> list[Any]:
         from agentcli.session.listing import list_sessions
