@@ -130,7 +130,9 @@ class AnthropicClient:
             raise _from_status_error(exc, self.credentials) from exc
         except (anthropic.APIConnectionError, httpx2.HTTPError) as exc:
             kind = "timed out" if isinstance(exc, (anthropic.APITimeoutError, httpx2.TimeoutException)) else "failed"
-            raise ApiConnectionError(f"connection {kind}: {exc}", partial=saw_output) from exc
+            cause = exc.__cause__ or exc.__context__
+            why = f" ({type(cause).__name__}: {cause})" if cause is not None and str(cause) not in str(exc) else ""
+            raise ApiConnectionError(f"connection {kind}: {exc}{why}", partial=saw_output) from exc
         if not finished:
             raise StreamEndedEarly("the stream ended before message_stop", partial=saw_output)
 

@@ -28,9 +28,9 @@ def tool_turn(name: str, tool_input: dict[str, Any], tool_id: str, text: str = "
 def make_app(project: Path, fake_api: Callable[..., FakeAnthropicServer], tmp_path: Path) -> Callable[..., Any]:
     """An AgentApp on the real engine, talking to a fake API that plays ``turns``; returns (app, server)."""
     from agentcli.api.client import Credentials
+    from agentcli.ui.history import PromptHistory
+    from agentcli.ui.session_setup import SessionSetup
     from agentcli.ui.tui.app import AgentApp
-    from agentcli.ui.tui.history import PromptHistory
-    from agentcli.ui.tui.session_setup import SessionSetup
     from agentcli.ui.tui.themes import available_themes
 
     def make(turns: list[dict[str, Any]], *, history: PromptHistory | None = None, theme: str = "dark",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agentcli.ui.tui.history import PromptHistory
+from agentcli.ui.history import PromptHistory
 from agentcli.ui.tui.widgets.markdown_view import MarkdownView
 from agentcli.ui.tui.widgets.tool_call import ToolCallBlock
 from agentcli.ui.tui.widgets.user_prompt import UserPrompt
@@ -52,8 +52,11 @@ async def test_shift_enter_and_ctrl_j_add_lines(make_app):
     assert "one\\ntwo\\nthree" in request_text(server)
 
 
-async def test_enter_while_busy_queues_the_message(make_app):
-    app, server = make_app([text_turn("first answer " * 20, chunks=100, delay_ms=30), text_turn("second answer")])
+async def test_enter_while_busy_queues_the_message(make_app, project: Path):
+    # The first turn runs a command that waits for a file the test writes once the second prompt is queued.
+    hold = {"command": "while [ ! -e release ]; do sleep 0.05; done", "description": "wait"}
+    app, server = make_app([tool_turn("Bash", hold, "toolu_hold"), text_turn("first answer"),
+                            text_turn("second answer")], allowed_tools=["Bash"])
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await type_text(pilot, "first")
@@ -65,10 +68,11 @@ async def test_enter_while_busy_queues_the_message(make_app):
         assert "1 queued" in screen_text(app)
         queued = app.conversation.query(UserPrompt).last()
         assert queued.has_class("-queued")
+        (project / "release").touch()
         await idle(pilot)
         assert not queued.has_class("-queued")
         assert [w.source for w in app.conversation.query(MarkdownView)][-1] == "second answer"
-    assert len(server.requests) == 2 and "second" in request_text(server)
+    assert len(server.requests) == 3 and "second" in request_text(server)
 
 
 async def test_escape_interrupts_a_running_tool(make_app):
@@ -129,9 +133,9 @@ async def test_transcript_shows_full_tool_input_and_output(make_app, project: Pa
         assert "Read 2 lines" in screen_text(app)
         assert "return a + b" not in screen_text(app)
         await pilot.press("ctrl+o")
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: "return a + b" in screen_text(app))
         text = screen_text(app)
-        assert "return a + b" in text and '"file_path": "src/app.py"' in text and "Result: success" in text
+        assert '"file_path": "src/app.py"' in text and "✻ " in text and "2 requests" in text
 
 
 async def test_permission_dialog_allow_once(make_app, project: Path):
@@ -322,8 +326,7 @@ async def test_bad_settings_are_shown_once_and_dismissed(make_app, project: Path
     app, _server = make_app([text_turn("still works")])
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        await wait_for(pilot, lambda: isinstance(app.screen, MessageDialog))
-        assert "not valid JSON" in screen_text(app)
+        await wait_for(pilot, lambda: isinstance(app.screen, MessageDialog) and "not valid JSON" in screen_text(app))
         await pilot.press("enter")
         assert not isinstance(app.screen, MessageDialog)
         await type_text(pilot, "hi")

@@ -120,7 +120,7 @@ async def test_history_becomes_one_widget_and_the_transcript_keeps_everything():
         assert "Add test 0 for add()" in screen_text(app)
         transcript.scroll_end(animate=False)
         await settle(pilot)
-        assert "Result: success" in screen_text(app)
+        assert "4 requests" in screen_text(app)
         await wait_for(pilot, lambda: transcript.unfrozen_history == 0)
         assert transcript.frozen_items >= 36
 

@@ -18,11 +18,11 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from agentcli.testing import FakeAnthropicServer
+from agentcli.ui.history import PromptHistory
 from agentcli.ui.repl.app import Repl
 from agentcli.ui.repl.markdown import MarkdownTail
 from agentcli.ui.repl.render import TurnView, make_console
-from agentcli.ui.tui.history import PromptHistory
-from agentcli.ui.tui.session_setup import SessionSetup
+from agentcli.ui.session_setup import SessionSetup
 from tests.conftest import collect
 from tests.ui.conftest import text_turn, tool_turn
 
@@ -129,7 +129,7 @@ async def test_a_prompt_streams_the_answer_into_the_scrollback(start_repl, tmp_p
     await repl.send("say hello")
     out = repl.output
     assert "Here is the answer:" in out and "print('hi')" in out and "Done." in out
-    assert "✻" in out and "1 turn · $" in out  # the per-turn cost line
+    assert "✻" in out and "1 request · ↑" in out and "tokens · $" in out  # the end-of-turn line
     assert "say hello" in request_text(repl.server)
     assert json.loads((tmp_path / "history.jsonl").read_text().splitlines()[-1])["text"] == "say hello"
     session_id = repl.repl.engine.session_id
@@ -254,7 +254,7 @@ async def test_escape_or_ctrl_c_interrupts_the_running_turn(start_repl, key: str
     repl = start_repl([tool_turn("Bash", sleep, "toolu_s"), text_turn("never")], permission_mode="bypassPermissions")
     await repl.idle()
     repl.type("wait" + ENTER)
-    await repl.until(lambda: any(t.running_since for t in repl.repl.view._tools.values()))
+    await repl.until(lambda: any(t.running_since for t in repl.repl.view.tools.values()))
     started = time.monotonic()
     repl.type(key)
     await repl.wait_for("Interrupted · tell agentcli what to do instead")

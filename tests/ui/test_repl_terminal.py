@@ -32,7 +32,7 @@ def test_demo_plain_in_a_real_terminal(plain_demo: Tmux, project: Path):
     screen = tmux.wait_for("Allow Write(agentcli-demo.md)?")
     assert "1. Yes, allow once" in screen
     tmux.type("1")
-    screen = tmux.wait_for("4 turns · $")                 # the turn's cost line
+    screen = tmux.wait_for("4 requests · ↑")               # the end-of-turn line
     assert "⎿  Wrote 4 lines" in screen and "Done. In short:" in screen
     assert "Working…" not in screen                       # the live region is gone once the turn is over
     assert (project / "agentcli-demo.md").exists()

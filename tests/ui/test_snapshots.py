@@ -42,7 +42,7 @@ def test_main_screen(snap_compare):
 
 def test_transcript_view(snap_compare):
     """ctrl+o: the "Detailed transcript" title bar, the session line, each tool call with its full JSON input
-    and full output, and the "Result: success · 4 request(s) · 4.2 s" line; help bar at the bottom."""
+    and full output, and the end-of-turn line (time, requests, tokens, cost); help bar at the bottom."""
 
     async def run_before(pilot: Any) -> None:
         await play(pilot)

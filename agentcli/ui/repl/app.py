@@ -25,12 +25,18 @@ from rich.text import Text
 
 from agentcli import __version__
 from agentcli.tools.permissions import PermissionAnswer, PermissionRequest
+from agentcli.ui.history import PromptHistory
 from agentcli.ui.repl import questions
 from agentcli.ui.repl.prompts import KeyWatcher, make_prompt_session
 from agentcli.ui.repl.render import FRAME_S, TurnView, make_console
-from agentcli.ui.startup import credentials_problem, pump_submission
-from agentcli.ui.tui.history import PromptHistory
-from agentcli.ui.tui.session_setup import SessionSetup, StartupError
+from agentcli.ui.session_setup import (
+    SessionSetup,
+    StartupError,
+    credentials_problem,
+    exit_epilogue,
+    session_values,
+)
+from agentcli.ui.turn import Submission
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -122,7 +128,11 @@ class Repl:
         if engine.messages:
             self.view.notice(f"Resumed session {engine.session_id} ({len(engine.messages)} messages)")
             self.view.replay(engine.messages)
-            self.view.set_session_cost(engine.total_cost_usd)
+            usage = engine.total_usage
+            self.view.set_session_cost(engine.total_cost_usd, (
+                sum(int(usage.get(key) or 0) for key in (
+                    "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")),
+                int(usage.get("output_tokens") or 0)))
             self._remember_session()
         # The SDK is imported on the first request; do it now, while the user is still typing.
         self._spawn(asyncio.to_thread(importlib.import_module, "anthropic"))
@@ -223,9 +233,6 @@ class Repl:
 
     async def run_turn(self, prompt: str) -> None:
         """Send one prompt and print what happens until its result."""
-        engine = self.engine
-        queue: asyncio.Queue[dict[str, Any] | BaseException | None] = asyncio.Queue()
-
         self.busy = True
         self._remember_session()
         self.view.begin_turn()
@@ -234,29 +241,14 @@ class Repl:
         loop = asyncio.get_running_loop()
         if self.handle_signals:
             loop.add_signal_handler(signal.SIGINT, self.interrupt)
-        pump_task = asyncio.create_task(pump_submission(engine, prompt, queue))
+        submission = Submission(self.engine, prompt)
         ticker = asyncio.create_task(self._tick())
         try:
-            while True:
-                item = await queue.get()
-                await self._output_free.wait()
-                batch = [item]
-                while not queue.empty():
-                    batch.append(queue.get_nowait())
-                for entry in batch:
-                    if entry is None:
-                        return
-                    if isinstance(entry, BaseException):
-                        self.view.error(f"Unexpected error: {type(entry).__name__}: {entry}")
-                    else:
-                        self.view.handle(entry)
+            await submission.read(self.view.handle, self._unexpected, gate=self._output_free)
         finally:
             if self.handle_signals:
                 loop.remove_signal_handler(signal.SIGINT)
-            if not pump_task.done():
-                engine.interrupt()
-                with contextlib.suppress(BaseException):
-                    await asyncio.wait_for(asyncio.shield(pump_task), CLOSE_TIMEOUT_S)
+            await submission.stop(CLOSE_TIMEOUT_S)
             ticker.cancel()
             if self._watcher is not None:
                 self._watcher.stop()
@@ -264,6 +256,9 @@ class Repl:
             self._watcher = None
             self.view.end_turn()
             self.busy = False
+
+    def _unexpected(self, error: BaseException) -> None:
+        self.view.error(f"Unexpected error: {type(error).__name__}: {error}")
 
     async def _tick(self) -> None:
         while True:
@@ -296,13 +291,11 @@ class Repl:
 
 def run_repl(args: Any) -> int:
     """``agentcli --plain``: run the REPL for parsed command-line ``args``; returns the exit status."""
-    from agentcli.ui.tui.launch import session_values
-
     problem = credentials_problem(bool(args.demo))
     if problem is not None:
         print(f"agentcli: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    from agentcli.ui.tui.history import default_history_path
+    from agentcli.ui.history import default_history_path
 
     cwd = Path.cwd()
     setup = SessionSetup(cwd, session_values(args), demo=bool(args.demo), pick_resume=args.resume == "")
@@ -313,10 +306,6 @@ def run_repl(args: Any) -> int:
         code = EXIT_INTERRUPTED
     finally:
         setup.close()
-    session = getattr(setup.options, "session", None)
-    for error in getattr(getattr(session, "store", None), "errors", []):
-        print(f"agentcli: warning: {error}", file=sys.stderr)
-    sys.stdout.flush()
-    sys.stderr.flush()
+    exit_epilogue(setup, None)
     # Interpreter teardown with the SDK loaded costs ~0.3 s; everything is flushed and closed by now.
     os._exit(code)

@@ -22,7 +22,7 @@ from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
-from agentcli.ui.tui.history import PromptHistory
+from agentcli.ui.history import PromptHistory
 
 ESCAPE_FLUSH_S = 0.05
 """How long a lone Esc byte waits for the rest of an escape sequence before it counts as the Esc key."""

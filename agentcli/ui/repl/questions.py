@@ -19,7 +19,7 @@ from rich.text import Text
 from agentcli.tools.permissions import PermissionAnswer, PermissionRequest
 from agentcli.ui.repl.prompts import ask_key, ask_line
 from agentcli.ui.repl.render import one_line
-from agentcli.ui.tui.summaries import key_input
+from agentcli.ui.summaries import key_input
 
 MAX_INPUT_LINES = 12
 PROMPT_CHARS = 70

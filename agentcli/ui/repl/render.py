@@ -10,7 +10,6 @@ one. The region is erased when the turn ends, and the block's Markdown is printe
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,8 +20,9 @@ from rich.live import Live
 from rich.segment import Segment, SegmentLines
 from rich.text import Text
 
+from agentcli.ui.reader import MessageReader, TurnEnd, history_messages, streamed_input
 from agentcli.ui.repl.markdown import AnswerMarkdown, MarkdownTail
-from agentcli.ui.tui.summaries import format_elapsed, key_input, patch_lines, result_line, tail_lines
+from agentcli.ui.summaries import format_elapsed, key_input, patch_lines, result_line, tail_lines
 
 Message = dict[str, Any]
 FRAME_S = 0.1
@@ -31,11 +31,49 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 OUTPUT_TAIL_LINES = 5
 DIFF_LINES = 8
 REPLAY_MESSAGES = 12
-INTERRUPTED = "Interrupted by user"
+
+
+class _Text(MarkdownTail):
+    """A streamed answer block: its tail is drawn live, the whole block is printed once when it closes."""
+
+    def __init__(self, view: TurnView) -> None:
+        super().__init__()
+        self.view = view
+        self.closed = False
+
+    def finish(self) -> None:
+        if not self.closed:
+            self.closed = True
+            if self in self.view._open_texts:
+                self.view._open_texts.remove(self)
+            self.view._print_answer(self.text)
+
+
+class _Thinking:
+    def __init__(self, view: TurnView, text: str, redacted: bool) -> None:
+        self.view = view
+        self.started = time.monotonic()
+        self.parts = [text] if text else []
+        self.redacted = redacted
+        self.closed = False
+
+    def append(self, fragment: str) -> None:
+        self.parts.append(fragment)
+
+    def finish(self, text: str | None = None) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        if text is not None:
+            self.parts = [text]
+        if self in self.view._open_thinking:
+            self.view._open_thinking.remove(self)
+        self.view._print_thinking(self)
 
 
 @dataclass
 class _Tool:
+    view: TurnView
     name: str
     tool_use_id: str
     input: dict[str, Any] | None = None
@@ -45,12 +83,33 @@ class _Tool:
     output: str = ""
     done: bool = False
 
+    def append_input_json(self, fragment: str) -> None:
+        self.json_parts.append(fragment)
 
-@dataclass
-class _Thinking:
-    started: float
-    parts: list[str] = field(default_factory=list)
-    redacted: bool = False
+    def input_complete(self, tool_input: dict[str, Any] | None = None) -> None:
+        if tool_input is None:
+            tool_input = streamed_input(self.json_parts)
+        if tool_input is not None and self.input is None:
+            self.input = tool_input
+        self.view.tool_header(self.tool_use_id)
+
+    def start(self, tool_input: dict[str, Any] | None = None) -> None:
+        if isinstance(tool_input, dict):
+            self.input = tool_input
+        self.view.tool_header(self.tool_use_id)
+        self.running_since = time.monotonic()
+
+    def progress(self, elapsed: float, output: str) -> None:
+        if self.running_since is None:
+            self.running_since = time.monotonic() - elapsed
+        self.output = output or self.output
+
+    def finished(self, is_error: bool, duration_ms: int | None = None) -> None:
+        self.done = True
+
+    def set_result(self, block: dict[str, Any], structured: dict[str, Any] | None) -> None:
+        self.done = True
+        self.view._tool_result(self, block, structured)
 
 
 class _Frame:
@@ -77,21 +136,20 @@ def one_line(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(1, limit - 1)] + "…"
 
 
-class TurnView:
+class TurnView(MessageReader):
     """Shows a session's messages: permanent lines in the scrollback, the changing part in a transient region."""
 
     def __init__(self, console: Console, cwd: Path | None = None) -> None:
+        super().__init__()
         self.console = console
         self.cwd = cwd
         self._live: Live | None = None
         self._active = False
         self._paused = False
         self._turn_started = 0.0
-        self._blocks: dict[int, MarkdownTail | _Thinking | _Tool] = {}
-        self._streamed: set[str] = set()
-        self._tools: dict[str, _Tool] = {}
+        self._open_texts: list[_Text] = []
+        self._open_thinking: list[_Thinking] = []
         self._last_header: str | None = None
-        self._session_cost = 0.0
         self._frame_key: tuple[Any, ...] | None = None
         self._frame_lines: list[list[Segment]] = []
         self.retry_note = ""
@@ -127,8 +185,7 @@ class TurnView:
 
     def begin_turn(self) -> None:
         """A prompt was sent: the live region (spinner, answer tail, running commands) appears under the output."""
-        self._tools = {}
-        self._streamed = set()
+        self.tools = {}
         self._active = True
         self._turn_started = time.monotonic()
         self.retry_note = ""
@@ -172,17 +229,18 @@ class TurnView:
         now = time.monotonic()
         width = self.console.width
         height = self.console.height
-        body_key = (width, height, *(b.version for b in self._blocks.values() if isinstance(b, MarkdownTail)))
+        body_key = (width, height, *(block.version for block in self._open_texts))
         if body_key != self._frame_key:
             self._frame_key = body_key
-            parts = [self._tail(block) for block in self._blocks.values() if isinstance(block, MarkdownTail)]
+            parts = [self._tail(block) for block in self._open_texts]
             options = self.console.options.update_width(width)
             self._frame_lines = self.console.render_lines(Group(*parts), options, pad=False) if parts else []
         status: list[RenderableType] = []
-        for block in self._blocks.values():
-            if isinstance(block, _Thinking):
-                status.append(Text(f"✻ Thinking… {format_elapsed(now - block.started)}", style="dim italic"))
-        for tool in self._tools.values():
+        for block in self._open_thinking:
+            status.append(Text(f"✻ Thinking… {format_elapsed(now - block.started)}", style="dim italic"))
+        for tool in self.tools.values():
+            if not isinstance(tool, _Tool):
+                continue
             if tool.running_since is not None and not tool.done:
                 label = f"  ⎿  Running {tool.name}… {format_elapsed(now - tool.running_since)}"
                 status.append(Text(label, style="dim"))
@@ -206,82 +264,59 @@ class TurnView:
         markdown = AnswerMarkdown(text)
         return Group(Text("…", style="dim"), markdown) if cut else markdown
 
-    # -- messages ---------------------------------------------------------------------------------------------------
+    # -- the reader's hooks -------------------------------------------------------------------------------------------
 
-    def handle(self, message: Message) -> None:
-        """Show one SDK message (stream events included)."""
-        kind = message.get("type")
-        if kind == "stream_event":
-            self._stream_event(message.get("event") or {})
-        elif kind == "assistant":
-            self._assistant(message)
-        elif kind == "user":
-            self._user(message)
-        elif kind == "system":
-            self._system(message)
-        elif kind == "result":
-            self._result(message)
-
-    def _stream_event(self, event: Message) -> None:
-        kind = event.get("type")
-        if kind == "content_block_delta":
-            block = self._blocks.get(event.get("index", -1))
-            delta = event.get("delta") or {}
-            delta_type = delta.get("type")
-            if delta_type == "text_delta" and isinstance(block, MarkdownTail):
-                block.append(delta.get("text", ""))
-            elif delta_type == "thinking_delta" and isinstance(block, _Thinking):
-                block.parts.append(delta.get("thinking", ""))
-            elif delta_type == "input_json_delta" and isinstance(block, _Tool):
-                block.json_parts.append(delta.get("partial_json", ""))
+    def new_text(self, text: str, *, streaming: bool) -> _Text:
+        block = _Text(self)
+        block.append(text)
+        if streaming:
+            self._open_texts.append(block)
             self.retry_note = ""
-        elif kind == "content_block_start":
-            self._block_start(event.get("index", 0), event.get("content_block") or {})
-        elif kind == "content_block_stop":
-            self._block_stop(event.get("index", -1))
-        elif kind == "message_start":
-            message_id = (event.get("message") or {}).get("id")
-            if message_id:
-                self._streamed.add(str(message_id))
-            self._blocks = {}
-            self.retry_note = ""
+        return block
 
-    def _block_start(self, index: int, block: Message) -> None:
-        kind = block.get("type")
-        if kind == "text":
-            tail = MarkdownTail()
-            tail.append(str(block.get("text") or ""))
-            self._blocks[index] = tail
-        elif kind in ("thinking", "redacted_thinking"):
-            self._blocks[index] = _Thinking(time.monotonic(), [str(block.get("thinking") or "")],
-                                            redacted=kind == "redacted_thinking")
-        elif kind in ("tool_use", "server_tool_use"):
-            tool = _Tool(str(block.get("name", "?")), str(block.get("id", "")))
-            self._tools[tool.tool_use_id] = tool
-            self._blocks[index] = tool
+    def new_thinking(self, text: str, *, redacted: bool, done: bool) -> _Thinking:
+        block = _Thinking(self, text, redacted)
+        if done:
+            block.finish()
+        else:
+            self._open_thinking.append(block)
+        return block
 
-    def _block_stop(self, index: int) -> None:
-        block = self._blocks.pop(index, None)
-        if isinstance(block, MarkdownTail):
-            self._print_answer(block.text)
-        elif isinstance(block, _Thinking):
-            self._print_thinking(block)
-        elif isinstance(block, _Tool):
-            if block.json_parts:
-                try:
-                    parsed = json.loads("".join(block.json_parts))
-                except ValueError:
-                    parsed = None
-                if isinstance(parsed, dict):
-                    block.input = parsed
-            self.tool_header(block.tool_use_id)
+    def new_tool(self, name: str, tool_use_id: str) -> _Tool:
+        return _Tool(self, name, tool_use_id)
+
+    def show_prompt(self, text: str) -> None:
+        self.print(Text(f"❯ {text}", style="bold"), gap=True)
+
+    def show_notice(self, text: str, kind: str = "info", detail: str = "") -> None:
+        if kind == "error":
+            self.error(text)
+        elif kind == "warning":
+            self.print(Text(text, style="yellow"))
+        else:
+            self.notice(text, style="green" if kind == "success" else "dim")
+        if detail:
+            self.notice(detail if kind != "error" else f"  {detail}")
+
+    def show_retry(self, message: Message) -> None:
+        super().show_retry(message)
+        self.retry_note = f"retry {message.get('attempt')}/{message.get('max_retries')}"
+
+    def drop_blocks(self, blocks: list[Any]) -> None:
+        self._open_texts = [block for block in self._open_texts if block not in blocks]
+        self._open_thinking = [block for block in self._open_thinking if block not in blocks]
+
+    def show_turn_end(self, end: TurnEnd) -> None:
+        self._flush_blocks()
+        self.turns += 1
+        self.print(Text(end.line(), style="dim"), gap=True)
+        self.console.print()
 
     def _flush_blocks(self) -> None:
-        for index in list(self._blocks):
-            block = self._blocks[index]
-            if isinstance(block, MarkdownTail | _Thinking):
-                self._block_stop(index)
-        self._blocks = {}
+        for text in list(self._open_texts):
+            text.finish()
+        for thinking in list(self._open_thinking):
+            thinking.finish()
 
     def _print_answer(self, text: str) -> None:
         if text.strip():
@@ -297,9 +332,10 @@ class TurnView:
                     *, again: bool = False) -> None:
         """The call's one line (tool and key input); printed once, or ``again`` above a result that follows
         something else."""
-        tool = self._tools.get(tool_use_id)
-        if tool is None:
-            tool = self._tools[tool_use_id] = _Tool(name or "?", tool_use_id, tool_input)
+        tool = self.tools.get(tool_use_id)
+        if not isinstance(tool, _Tool):
+            tool = _Tool(self, name or "?", tool_use_id, tool_input)
+            self.tools[tool_use_id] = tool
         elif tool.input is None and tool_input is not None:
             tool.input = tool_input
         if tool.header_printed and not again:
@@ -311,55 +347,9 @@ class TurnView:
         self.print(line, gap=first, clip=True)
         self._last_header = tool_use_id
 
-    def _assistant(self, message: Message) -> None:
-        body = message.get("message") or {}
-        if message.get("isApiErrorMessage"):
-            text = "".join(str(b.get("text", "")) for b in body.get("content") or [] if b.get("type") == "text")
-            self.error(text or "API error")
-            return
-        if str(body.get("id")) in self._streamed:
-            self._flush_blocks()
-            for block in body.get("content") or []:
-                if block.get("type") == "tool_use" and isinstance(block.get("input"), dict):
-                    tool = self._tools.get(str(block.get("id")))
-                    if tool is not None and tool.input is None:
-                        tool.input = block["input"]
-            return
-        for block in body.get("content") or []:
-            kind = block.get("type")
-            if kind == "text":
-                self._print_answer(str(block.get("text") or ""))
-            elif kind in ("thinking", "redacted_thinking"):
-                self._print_thinking(_Thinking(time.monotonic(), [str(block.get("thinking") or "")],
-                                               redacted=kind == "redacted_thinking"))
-            elif kind in ("tool_use", "server_tool_use"):
-                self.tool_header(str(block.get("id", "")), str(block.get("name", "?")), block.get("input"))
-
-    def _user(self, message: Message) -> None:
-        if message.get("isMeta"):
-            return
-        content = (message.get("message") or {}).get("content")
-        if isinstance(content, str):
-            self.print(Text(f"❯ {content}", style="bold"), gap=True)
-            return
-        if not isinstance(content, list):
-            return
-        results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
-        for block in results:
-            structured = message.get("tool_use_result") if len(results) == 1 else None
-            self._tool_result(block, structured if isinstance(structured, dict) else None)
-        if not results:
-            texts = [str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"
-                     and not str(b.get("text", "")).startswith("<system-reminder>")]
-            if texts:
-                self.print(Text(f"❯ {' '.join(texts)}", style="bold"), gap=True)
-
-    def _tool_result(self, block: Message, structured: dict[str, Any] | None) -> None:
-        tool_use_id = str(block.get("tool_use_id"))
-        tool = self._tools.get(tool_use_id)
-        name = tool.name if tool is not None else "?"
-        if tool is not None:
-            tool.done = True
+    def _tool_result(self, tool: _Tool, block: Message, structured: dict[str, Any] | None) -> None:
+        tool_use_id = tool.tool_use_id
+        name = tool.name
         if self._last_header != tool_use_id:
             self.tool_header(tool_use_id, name, again=True)
         error = bool(block.get("is_error"))
@@ -375,67 +365,6 @@ class TurnView:
                 self.console.print(Text(f"     … {len(diff) - DIFF_LINES} more lines", style="dim"))
         self._last_header = None
 
-    def _system(self, message: Message) -> None:
-        subtype = message.get("subtype")
-        if subtype == "tool_started":
-            tool_use_id = str(message.get("tool_use_id"))
-            self.tool_header(tool_use_id, str(message.get("tool_name", "?")), message.get("tool_input"))
-            tool = self._tools[tool_use_id]
-            if isinstance(message.get("tool_input"), dict):
-                tool.input = message["tool_input"]
-            tool.running_since = time.monotonic()
-        elif subtype == "tool_progress":
-            tool = self._tools.get(str(message.get("tool_use_id")))
-            if tool is not None:
-                if tool.running_since is None:
-                    tool.running_since = time.monotonic() - float(message.get("elapsed_time_seconds") or 0)
-                tool.output = str(message.get("output") or tool.output)
-        elif subtype == "tool_finished":
-            tool = self._tools.get(str(message.get("tool_use_id")))
-            if tool is not None:
-                tool.done = True
-        elif subtype == "api_retry":
-            delay = (message.get("retry_delay_ms") or 0) / 1000
-            why = message.get("error_status") or message.get("error") or ""
-            line = f"  ⎿  Retrying in {delay:.1f} s · attempt {message.get('attempt')}/{message.get('max_retries')}"
-            self.print(Text(f"{line} ({why})" if why else line, style="yellow"))
-            self.retry_note = f"retry {message.get('attempt')}/{message.get('max_retries')}"
-        elif subtype == "stream_discarded":
-            for block in self._blocks.values():
-                if isinstance(block, _Tool):
-                    self._tools.pop(block.tool_use_id, None)
-            self._blocks = {}
-            self.notice("  (a partial answer was discarded; retrying)")
-        elif subtype == "warning":
-            self.warning(str(message.get("message", "")))
-        elif subtype in ("hook_summary", "stop_hook_summary"):
-            for error in message.get("errors") or []:
-                self.warning(f"{message.get('hook_event', 'hook')} hook: {error}")
-        elif subtype == "compact_boundary":
-            self.notice("── earlier messages were summarised to free context ──")
-
-    def _result(self, message: Message) -> None:
-        self._flush_blocks()
-        self.turns += 1
-        errors = [str(e) for e in message.get("errors") or []]
-        if message.get("is_error"):
-            if INTERRUPTED in errors:
-                self.print(Text("  ⎿  Interrupted · tell agentcli what to do instead", style="yellow"))
-            for error in errors:
-                if error != INTERRUPTED:
-                    self.error(error)
-        total = float(message.get("total_cost_usd") or 0)
-        turn_cost, self._session_cost = total - self._session_cost, total
-        turns = int(message.get("num_turns") or 0)
-        seconds = (message.get("duration_ms") or 0) / 1000
-        self.print(Text(f"✻ {seconds:.1f} s · {turns} turn{'' if turns == 1 else 's'} · ${turn_cost:.4f} "
-                        f"(session ${total:.4f})", style="dim"), gap=True)
-        self.console.print()
-
-    def set_session_cost(self, cost: float) -> None:
-        """The cost already spent (a resumed or restarted session), so the next turn's line shows its own share."""
-        self._session_cost = cost
-
     # -- a resumed session ------------------------------------------------------------------------------------------
 
     def replay(self, messages: list[Message]) -> None:
@@ -443,8 +372,5 @@ class TurnView:
         start = max(0, len(messages) - REPLAY_MESSAGES)
         if start:
             self.notice(f"… {start} earlier message{'s' if start != 1 else ''}")
-        for index, param in enumerate(messages[start:], start):
-            if param.get("role") == "assistant":
-                self.handle({"type": "assistant", "message": {"id": f"history_{index}", **param}})
-            else:
-                self.handle({"type": "user", "message": param})
+        for message in history_messages(messages)[start:]:
+            self.handle(message)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agentcli.ui.startup import credentials_problem
+from agentcli.ui.session_setup import credentials_problem, exit_epilogue, session_values
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -45,31 +45,6 @@ def pick_theme(requested: str | None, cwd: Path) -> tuple[str, dict[str, Any], l
     return wanted, themes, problems
 
 
-def session_values(args: Any) -> dict[str, Any]:
-    """``SessionOptions`` keyword arguments from the parsed command line."""
-    values: dict[str, Any] = {
-        "model": args.model,
-        "system_prompt": args.system_prompt,
-        "append_system_prompt": args.append_system_prompt,
-        "max_turns": args.max_turns,
-        "max_budget_usd": args.max_budget_usd,
-        "include_partial_messages": True,
-        "interactive": True,
-        "fallback_models": tuple(m.strip() for m in (args.fallback_model or "").split(",") if m.strip()),
-        "resume": args.resume or None,
-        "continue_session": args.continue_session,
-        "fork_session": args.fork_session,
-        "session_id": args.session_id,
-    }
-    for name, key in (("permission_mode", "permission_mode"), ("settings", "settings_flag"),
-                      ("trust_project", "trust_project"), ("allowed_tools", "allowed_tools"),
-                      ("disallowed_tools", "disallowed_tools")):
-        value = getattr(args, name, None)
-        if value:
-            values[key] = value
-    return values
-
-
 def run_tui(args: Any) -> int:
     """Run the app for parsed command-line ``args``; returns the exit status (after printing how to resume)."""
     # Start-up creates a few hundred thousand long-lived objects (Textual now; settings, tools and the SDK in the
@@ -80,9 +55,9 @@ def run_tui(args: Any) -> int:
     if problem is not None:
         print(f"agentcli: {problem}", file=sys.stderr)
         return EXIT_USAGE
+    from agentcli.ui.history import PromptHistory, default_history_path
+    from agentcli.ui.session_setup import SessionSetup
     from agentcli.ui.tui.app import AgentApp
-    from agentcli.ui.tui.history import PromptHistory, default_history_path
-    from agentcli.ui.tui.session_setup import SessionSetup
 
     cwd = Path.cwd()
     theme, themes, problems = pick_theme(getattr(args, "theme", None), cwd)
@@ -93,14 +68,7 @@ def run_tui(args: Any) -> int:
         app.run()
     finally:
         setup.close()
-    session = getattr(setup.options, "session", None)
-    for error in getattr(getattr(session, "store", None), "errors", []):
-        print(f"agentcli: warning: {error}", file=sys.stderr)
-    if app.engine_error:
-        print(f"agentcli: {app.engine_error}", file=sys.stderr)
-    elif app.session_id and session is not None and any(m.get("type") == "user" for m in app.log_messages):
-        print(f"Resume this session with:\n  agentcli --resume {app.session_id}")
-    sys.stdout.flush()
-    sys.stderr.flush()
+    used = app.log_messages.has_prompt
+    exit_epilogue(setup, app.session_id if used else None, app.engine_error)
     # Interpreter teardown with the SDK loaded costs ~0.3 s; everything is flushed and closed by now.
     os._exit(EXIT_OK if app.engine_error is None else 1)

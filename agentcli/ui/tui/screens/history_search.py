@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
-from agentcli.ui.tui.history import PromptHistory
+from agentcli.ui.history import PromptHistory
 from agentcli.ui.tui.screens.dialog import OPTIONS_CSS, dialog_css
 
 

@@ -16,8 +16,8 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agentcli.tools.permissions import PermissionAnswer, PermissionRequest
+from agentcli.ui.summaries import key_input
 from agentcli.ui.tui.screens.dialog import OPTIONS_CSS, dialog_css
-from agentcli.ui.tui.summaries import key_input
 
 MAX_INPUT_LINES = 12
 

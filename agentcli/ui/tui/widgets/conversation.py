@@ -23,6 +23,7 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
+from agentcli.ui.reader import MessageReader, TurnEnd
 from agentcli.ui.tui.widgets.frozen import FrozenBlock, FrozenLines, FrozenPart
 from agentcli.ui.tui.widgets.markdown_view import MarkdownView
 from agentcli.ui.tui.widgets.notice import NoticeLine
@@ -39,16 +40,6 @@ MAX_WAITING_SEGMENTS = 3
 """... unless this many full segments are waiting (a long turn with no pause)."""
 FREEZE_BUDGET_S = 0.012
 """Time spent freezing per tick at most, so loading a long session never blocks a frame for long."""
-
-
-def _user_text(content: Any) -> str | None:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = [str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"]
-        if texts and not any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
-            return "\n".join(texts)
-    return None
 
 
 def _discard(widget: Widget) -> AwaitRemove:
@@ -138,10 +129,7 @@ class Conversation(VerticalScroll):
         super().__init__(id=id)
         self.verbose = verbose
         self.cwd = cwd
-        self._blocks: dict[int, Widget] = {}
-        self._streamed: set[str] = set()
-        self._message_id: str | None = None
-        self._tools: dict[str, ToolCallBlock] = {}
+        self.reader = ConversationReader(self)
         self._running_tools: set[ToolCallBlock] = set()
         self.can_focus = False
         self._segments: list[Widget] = []
@@ -171,7 +159,7 @@ class Conversation(VerticalScroll):
             return not widget.running and widget.state != "waiting"
         if isinstance(widget, UserPrompt):
             return not widget.has_class("-queued")
-        live = widget in self._blocks.values()
+        live = self.reader.is_open(widget)
         if isinstance(widget, MarkdownView):
             return widget.rendered and (widget.finished or not live)
         if isinstance(widget, ThinkingBlock):
@@ -197,8 +185,8 @@ class Conversation(VerticalScroll):
                 continue
             frozen[index] = part
             for child in children:
-                if isinstance(child, ToolCallBlock) and self._tools.get(child.tool_use_id) is child:
-                    del self._tools[child.tool_use_id]
+                if isinstance(child, ToolCallBlock) and self.reader.tools.get(child.tool_use_id) is child:
+                    del self.reader.tools[child.tool_use_id]
             # The first capture of a tick may wait for Textual to map every widget (after a scroll); that is
             # paid once, so the budget for more starts after it.
             deadline = deadline or time.monotonic() + FREEZE_BUDGET_S
@@ -251,7 +239,7 @@ class Conversation(VerticalScroll):
         await self._replace(position, position + 1, widgets)
         for child in live.children:
             if isinstance(child, ToolCallBlock):
-                self._tools.setdefault(child.tool_use_id, child)
+                self.reader.tools.setdefault(child.tool_use_id, child)
         if above:
             def keep_position() -> None:
                 delta = live.outer_size.height - old_height
@@ -279,10 +267,7 @@ class Conversation(VerticalScroll):
         for segment in self._segments:
             _discard(segment)
         self._segments = []
-        self._blocks = {}
-        self._streamed.clear()
-        self._message_id = None
-        self._tools.clear()
+        self.reader.reset()
         self._running_tools.clear()
 
     # -- building blocks --------------------------------------------------------------------------------------------
@@ -310,11 +295,11 @@ class Conversation(VerticalScroll):
         return notice
 
     def tool(self, tool_use_id: str) -> ToolCallBlock | None:
-        return self._tools.get(tool_use_id)
+        tool = self.reader.tools.get(tool_use_id)
+        return tool if isinstance(tool, ToolCallBlock) else None
 
     def new_tool(self, name: str, tool_use_id: str) -> ToolCallBlock:
         block = ToolCallBlock(name, tool_use_id, verbose=self.verbose, cwd=self.cwd)
-        self._tools[tool_use_id] = block
         self._running_tools.add(block)
         self.add(block)
         return block
@@ -324,191 +309,78 @@ class Conversation(VerticalScroll):
     def handle(self, message: Message) -> None:
         """Show one SDK message (stream events included)."""
         self._last_message = time.monotonic()
-        kind = message.get("type")
-        if kind == "stream_event":
-            self._stream_event(message["event"])
-        elif kind == "assistant":
-            self._assistant(message)
-        elif kind == "user":
-            self._user(message)
-        elif kind == "system":
-            self._system(message)
-        elif kind == "result":
-            self._result(message)
+        self.reader.handle(message)
 
-    def _stream_event(self, event: Message) -> None:
-        kind = event.get("type")
-        if kind == "content_block_delta":
-            block = self._blocks.get(event.get("index", -1))
-            delta = event.get("delta") or {}
-            delta_type = delta.get("type")
-            if delta_type == "text_delta" and isinstance(block, MarkdownView):
-                block.append(delta.get("text", ""))
-            elif delta_type == "thinking_delta" and isinstance(block, ThinkingBlock):
-                block.append(delta.get("thinking", ""))
-            elif delta_type == "input_json_delta" and isinstance(block, ToolCallBlock):
-                block.append_input_json(delta.get("partial_json", ""))
-        elif kind == "content_block_start":
-            self._block_start(event.get("index", 0), event.get("content_block") or {})
-        elif kind == "content_block_stop":
-            block = self._blocks.get(event.get("index", -1))
-            if isinstance(block, MarkdownView):
-                block.finish()
-            elif isinstance(block, ToolCallBlock):
-                block.input_complete()
-        elif kind == "message_start":
-            self._message_id = (event.get("message") or {}).get("id")
-            if self._message_id:
-                self._streamed.add(self._message_id)
-            self._blocks = {}
 
-    def _block_start(self, index: int, block: Message) -> None:
-        kind = block.get("type")
-        widget: Widget | None = None
-        if kind == "text":
-            view = MarkdownView(block.get("text", ""), streaming=True, classes="assistant")
-            widget = self.add(view)
-        elif kind in ("thinking", "redacted_thinking"):
-            widget = self.add(ThinkingBlock(block.get("thinking", ""), verbose=self.verbose,
-                                            redacted=kind == "redacted_thinking"))
-        elif kind in ("tool_use", "server_tool_use"):
-            widget = self.new_tool(str(block.get("name", "?")), str(block.get("id", "")))
-        if widget is not None:
-            self._blocks[index] = widget
+class ConversationReader(MessageReader):
+    """The shared reader, drawing into a :class:`Conversation`."""
 
-    def _assistant(self, message: Message) -> None:
-        body = message.get("message") or {}
-        if message.get("isApiErrorMessage"):
-            text = "".join(b.get("text", "") for b in body.get("content", []) if b.get("type") == "text")
-            self.add_notice(text or "API error", "error")
-            return
-        if body.get("id") in self._streamed:
-            for index, block in enumerate(body.get("content") or []):
-                widget = self._blocks.get(index)
-                if isinstance(widget, MarkdownView) and not widget.finished:
-                    widget.finish()
-                elif isinstance(widget, ThinkingBlock):
-                    widget.finish(block.get("thinking"))
-                elif isinstance(widget, ToolCallBlock):
-                    widget.input_complete(block.get("input"))
-            self._blocks = {}
-            return
-        for block in body.get("content") or []:
-            kind = block.get("type")
-            if kind == "text" and block.get("text"):
-                self.add(MarkdownView(block["text"], classes="assistant"))
-            elif kind in ("thinking", "redacted_thinking"):
-                thinking = ThinkingBlock(block.get("thinking", ""), verbose=self.verbose,
-                                         redacted=kind == "redacted_thinking")
-                thinking.done = True
-                self.add(thinking)
-            elif kind == "tool_use":
-                tool = self.new_tool(str(block.get("name", "?")), str(block.get("id", "")))
-                tool.input_complete(block.get("input") or {})
+    def __init__(self, view: Conversation) -> None:
+        super().__init__()
+        self.view = view
+        self.verbose = view.verbose
 
-    def _user(self, message: Message) -> None:
-        body = message.get("message") or {}
-        content = body.get("content")
-        if message.get("isMeta"):
+    def new_text(self, text: str, *, streaming: bool) -> MarkdownView:
+        view = MarkdownView(text, streaming=streaming, classes="assistant")
+        self.view.add(view)
+        return view
+
+    def new_thinking(self, text: str, *, redacted: bool, done: bool) -> ThinkingBlock:
+        block = ThinkingBlock(text, verbose=self.verbose, redacted=redacted, done=done)
+        self.view.add(block)
+        return block
+
+    def new_tool(self, name: str, tool_use_id: str) -> ToolCallBlock:
+        return self.view.new_tool(name, tool_use_id)
+
+    def show_prompt(self, text: str) -> None:
+        self.view.add_prompt(text)
+
+    def show_notice(self, text: str, kind: str = "info", detail: str = "") -> None:
+        self.view.add_notice(text, kind, detail=detail)
+
+    def drop_blocks(self, blocks: list[Any]) -> None:
+        for widget in blocks:
+            if isinstance(widget, ToolCallBlock):
+                self.view._running_tools.discard(widget)
             if self.verbose:
-                self.add_notice("Added to the conversation by agentcli:", "info", detail=_user_text(content) or "")
-            return
-        if isinstance(content, list):
-            results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
-            for block in results:
-                tool = self._tools.get(str(block.get("tool_use_id")))
-                structured = message.get("tool_use_result") if len(results) == 1 else None
-                if tool is not None:
-                    tool.set_result(block, structured if isinstance(structured, dict) else None)
-                    self._running_tools.discard(tool)
-            if results:
-                return
-        text = _user_text(content)
-        if text is not None:
-            self.add_prompt(text)
+                widget.add_class("-discarded")
+            else:
+                widget.remove()
 
-    def _system(self, message: Message) -> None:
-        subtype = message.get("subtype")
-        if subtype == "tool_started":
-            tool = self._tools.get(str(message.get("tool_use_id"))) or self.new_tool(
-                str(message.get("tool_name", "?")), str(message.get("tool_use_id", "")))
-            tool.start(message.get("tool_input"))
-        elif subtype == "tool_progress":
-            tool = self._tools.get(str(message.get("tool_use_id")))
-            if tool is not None:
-                tool.progress(float(message.get("elapsed_time_seconds") or 0), str(message.get("output") or ""))
-        elif subtype == "tool_finished":
-            tool = self._tools.get(str(message.get("tool_use_id")))
-            if tool is not None:
-                tool.finished(bool(message.get("is_error")), message.get("duration_ms"))
-        elif subtype == "stream_discarded":
-            self._discard_stream()
-        elif subtype == "warning":
-            self.add_notice(f"⚠ {message.get('message', '')}", "warning")
-        elif subtype == "compact_boundary":
-            self.add_notice("── earlier messages were summarised to free context ──", "info")
-        elif subtype == "init":
-            if self.verbose:
-                self.add_notice(f"Session {message.get('session_id', '')} · {message.get('model', '')} · "
-                                f"{message.get('cwd', '')} · tools: {', '.join(message.get('tools') or [])}")
-        elif subtype in ("hook_summary", "stop_hook_summary"):
-            self._hook_summary(message)
-        elif self.verbose:
-            self._system_detail(message)
-
-    def _hook_summary(self, message: Message) -> None:
+    def show_hooks(self, message: Message) -> None:
         """Hooks that ran for one event: a line when one failed; every hook's command and output in detail."""
         event = str(message.get("hook_event") or ("Stop" if message.get("subtype") == "stop_hook_summary" else "Hook"))
         failed = bool(message.get("has_errors"))
         if not self.verbose:
             if failed:
-                self.add_notice(f"{event} hook error · ctrl+o to see", "error")
+                self.show_notice(f"{event} hook error · ctrl+o to see", "error")
             return
         hooks = [hook for hook in message.get("hooks") or [] if isinstance(hook, dict)]
         title = f"{event} hooks · {len(hooks)} ran" + (" · failed" if failed else "")
         if message.get("prevented"):
             title += " · stopped the turn" + (f": {message['stop_reason']}" if message.get("stop_reason") else "")
-        self.add_notice(title, "error" if failed else "info", detail=hook_details(hooks, message.get("errors")))
+        self.show_notice(title, "error" if failed else "info", detail=hook_details(hooks, message.get("errors")))
 
-    def _system_detail(self, message: Message) -> None:
+    def show_retry(self, message: Message) -> None:
+        if self.verbose:
+            super().show_retry(message)
+
+    def show_system_detail(self, message: Message) -> None:
+        if not self.verbose:
+            return
         subtype = str(message.get("subtype"))
-        if subtype == "api_retry":
-            delay = (message.get("retry_delay_ms") or 0) / 1000
-            self.add_notice(
-                f"API retry {message.get('attempt')}/{message.get('max_retries')} in {delay:.1f} s "
-                f"({message.get('error_status') or ''} {message.get('error') or ''})".rstrip(), "warning")
+        if subtype == "init":
+            self.show_notice(f"Session {message.get('session_id', '')} · {message.get('model', '')} · "
+                             f"{message.get('cwd', '')} · tools: {', '.join(message.get('tools') or [])}")
             return
         skip = {"type", "subtype", "session_id", "uuid"}
         fields = ", ".join(f"{key}={value}" for key, value in message.items() if key not in skip)
-        self.add_notice(f"{subtype}: {fields}"[:2000], "info")
+        self.show_notice(f"{subtype}: {fields}"[:2000], "info")
 
-    def _discard_stream(self) -> None:
-        """A retry threw away what was streamed: drop it here and leave a marker."""
-        for widget in self._blocks.values():
-            if isinstance(widget, ToolCallBlock):
-                self._tools.pop(widget.tool_use_id, None)
-                self._running_tools.discard(widget)
-            if self.verbose:
-                widget.add_class("-discarded")
-            else:
-                widget.remove()
-        self._blocks = {}
-        self.add_notice("(a partial answer was discarded; retrying)", "info")
-
-    def _result(self, message: Message) -> None:
-        for tool in list(self._running_tools):
+    def show_turn_end(self, end: TurnEnd) -> None:
+        for tool in list(self.view._running_tools):
             if tool.result is None:
                 tool.finished(True)
-        self._running_tools.clear()
-        errors = [str(e) for e in message.get("errors") or []]
-        if message.get("is_error"):
-            if "Interrupted by user" in errors:
-                self.add_notice("⎿  Interrupted · tell agentcli what to do instead", "warning")
-            for error in errors:
-                if error != "Interrupted by user":
-                    self.add_notice(error, "error")
-        if self.verbose:
-            cost = float(message.get("total_cost_usd") or 0)
-            self.add_notice(
-                f"Result: {message.get('subtype')} · {message.get('num_turns', 0)} request(s) · "
-                f"{(message.get('duration_ms') or 0) / 1000:.1f} s · ${cost:.4f} session", "info")
+        self.view._running_tools.clear()
+        self.view.add_notice(end.line(), "turn-end")

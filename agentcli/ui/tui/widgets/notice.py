@@ -13,6 +13,7 @@ STYLES = {
     "warning": "$warning",
     "error": "$error",
     "success": "$success",
+    "turn-end": "$text-muted",
 }
 
 

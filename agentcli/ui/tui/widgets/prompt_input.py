@@ -12,7 +12,7 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
-from agentcli.ui.tui.history import PromptHistory
+from agentcli.ui.history import PromptHistory
 
 
 class PromptInput(TextArea):

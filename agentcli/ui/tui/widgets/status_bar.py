@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from textual.content import Content
 from textual.widgets import Static
 
-from agentcli.ui.tui.summaries import format_elapsed
+from agentcli.ui.summaries import format_elapsed
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+CONTEXT_WINDOW = 200_000
 
 
 @dataclass
@@ -26,6 +28,39 @@ class StatusState:
     queued: int = 0
     hint: str = ""
     starting: bool = True
+
+
+    def read(self, message: dict[str, Any]) -> bool:
+        """Take what the status line shows from one engine message; False when nothing changed."""
+        kind = message.get("type")
+        if kind == "assistant":
+            usage = (message.get("message") or {}).get("usage") or {}
+            used = sum(int(usage.get(key) or 0) for key in (
+                "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
+            if used:
+                self.context_percent = 100 * used / CONTEXT_WINDOW
+            self.retry_at = None
+        elif kind == "stream_event":
+            if self.retry_at is None:
+                return False
+            self.retry_at = None
+        elif kind == "system":
+            subtype = message.get("subtype")
+            if subtype == "api_retry":
+                self.retry_at = time.monotonic() + (message.get("retry_delay_ms") or 0) / 1000
+                self.retry_attempt = int(message.get("attempt") or 0)
+                self.retry_max = int(message.get("max_retries") or 0)
+            elif subtype == "init":
+                self.model = str(message.get("model") or self.model)
+                self.mode = str(message.get("permissionMode") or self.mode)
+            else:
+                return False
+        elif kind == "result":
+            self.cost_usd = float(message.get("total_cost_usd") or 0)
+            self.retry_at = None
+        else:
+            return False
+        return True
 
 
 class StatusBar(Static):
@@ -67,7 +102,8 @@ class StatusBar(Static):
     def summary(self, *, short: bool = False) -> Content:
         """The left-hand part: model, permission mode, context used, cost."""
         state = self.state
-        mode = Content.styled(state.mode, "$accent" if state.mode != "default" else "$text-muted")
+        colour = {"default": "$text-muted", "bypassPermissions": "$error"}.get(state.mode, "$accent")
+        mode = Content.styled(state.mode, f"{colour} bold" if state.mode == "bypassPermissions" else colour)
         pieces = [
             Content.styled(state.model or "…", "$text-muted"),
             mode if short else mode + Content.styled(" (shift+tab)", "$text-muted 60%"),

@@ -17,7 +17,8 @@ from typing import Any
 from textual.content import Content
 from textual.widget import Widget
 
-from agentcli.ui.tui.summaries import (
+from agentcli.ui.reader import streamed_input
+from agentcli.ui.summaries import (
     format_elapsed,
     key_input,
     patch_lines,
@@ -76,11 +77,8 @@ class ToolCallBlock(Widget):
         self._json_parts.append(fragment)
 
     def input_complete(self, tool_input: dict[str, Any] | None = None) -> None:
-        if tool_input is None and self._json_parts:
-            try:
-                tool_input = json.loads("".join(self._json_parts))
-            except ValueError:
-                tool_input = None
+        if tool_input is None:
+            tool_input = streamed_input(self._json_parts)
         if tool_input is not None:
             self.input = tool_input
         self.refresh(layout=True)

@@ -1,4 +1,4 @@
-"""Everything the TUI needs to start a session, and the slow part of starting it.
+"""Everything an interactive face needs to start a session, the slow part of starting it, and the words at exit.
 
 Building the engine imports the settings models, the tools and the SDK (about a second together), and
 ``--demo`` starts a local server. None of that is needed to draw the first frame, so the app draws first and
@@ -9,9 +9,66 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+
+def credentials_problem(demo: bool) -> str | None:
+    """Why this run cannot reach a model (the same words as ``-p``), or None when it can.
+
+    The environment is checked first so that a normal start does not import the session machinery before the
+    first frame.
+    """
+    if demo or os.environ.get("ANTHROPIC_API_KEY") or os.environ.get("ANTHROPIC_AUTH_TOKEN"):
+        return None
+    from agentcli.bootstrap import MissingCredentials, SessionOptions, credentials_from_env
+
+    try:
+        credentials_from_env(SessionOptions(cwd=Path.cwd()))
+    except MissingCredentials as exc:
+        return str(exc)
+    return None
+
+
+def session_values(args: Any) -> dict[str, Any]:
+    """``SessionOptions`` keyword arguments from the parsed command line."""
+    values: dict[str, Any] = {
+        "model": args.model,
+        "system_prompt": args.system_prompt,
+        "append_system_prompt": args.append_system_prompt,
+        "max_turns": args.max_turns,
+        "max_budget_usd": args.max_budget_usd,
+        "include_partial_messages": True,
+        "interactive": True,
+        "fallback_models": tuple(m.strip() for m in (args.fallback_model or "").split(",") if m.strip()),
+        "resume": args.resume or None,
+        "continue_session": args.continue_session,
+        "fork_session": args.fork_session,
+        "session_id": args.session_id,
+    }
+    for name, key in (("permission_mode", "permission_mode"), ("settings", "settings_flag"),
+                      ("trust_project", "trust_project"), ("allowed_tools", "allowed_tools"),
+                      ("disallowed_tools", "disallowed_tools")):
+        value = getattr(args, name, None)
+        if value:
+            values[key] = value
+    return values
+
+
+def exit_epilogue(setup: SessionSetup, resume_id: str | None, error: str | None = None) -> None:
+    """What a face prints after its screen is gone: transcript problems, the start-up error, how to resume."""
+    session = getattr(setup.options, "session", None)
+    for problem in getattr(getattr(session, "store", None), "errors", []):
+        print(f"agentcli: warning: {problem}", file=sys.stderr)
+    if error:
+        print(f"agentcli: {error}", file=sys.stderr)
+    elif resume_id and session is not None:
+        print(f"Resume this session with:\n  agentcli --resume {resume_id}")
+    sys.stdout.flush()
+    sys.stderr.flush()
 
 
 class StartupError(Exception):
