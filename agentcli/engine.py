@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agentcli import sdk_messages as sdk
+from agentcli.api.accumulate import MessageAccumulator
 from agentcli.api.client import ModelClient
 from agentcli.api.retry import RetryPolicy
 from agentcli.context.conversation import Conversation
@@ -35,13 +36,15 @@ from agentcli.events import (
 from agentcli.hooks.runner import HookOutcome
 from agentcli.hooks.session_hooks import SessionHooks
 from agentcli.loop.query import query
-from agentcli.loop.repair import synthetic_results, unanswered_tool_uses
+from agentcli.loop.repair import assistant_param, synthetic_results, unanswered_tool_uses
 from agentcli.loop.state import QueryParams
 from agentcli.tools.base import Tool, ToolCall, ToolEnv, ToolRegistry
 from agentcli.tools.permissions import CanUseTool, PermissionDecision, allow_all
 from agentcli.usage import UsageTracker
 
 Message = dict[str, Any]
+INTERRUPTED_MARKER = "[Request interrupted by user]"
+"""The user message that follows an interrupted turn (Claude Code's words), so the model knows it was stopped."""
 
 
 class Recorder(Protocol):
@@ -226,12 +229,16 @@ class QueryEngine:
         partial = self.config.include_partial_messages
         loop = query(params)
         request_started = 0.0
+        streamed = MessageAccumulator()  # the answer in flight, kept if the user interrupts it
+        interrupted = False
         try:
             async for event in loop:
                 if isinstance(event, StreamDelta):
+                    streamed.feed(event.event)
                     if partial:
                         yield self._envelope({"type": "stream_event", "event": event.event, "parent_tool_use_id": None})
                 elif isinstance(event, AssistantTurn):
+                    streamed = MessageAccumulator()
                     api_time += time.monotonic() - request_started
                     turns += 1
                     message = event.message
@@ -255,6 +262,7 @@ class QueryEngine:
                     if self.config.recorder is not None:
                         self.config.recorder.flush(durable=True)
                 elif isinstance(event, ResponseWithheld):
+                    streamed = MessageAccumulator()
                     message = event.message
                     self.usage.add(message.get("model") or self.config.model, message.get("usage") or {})
                 elif isinstance(event, UserInjected):
@@ -263,11 +271,14 @@ class QueryEngine:
                     self._record(out)
                     yield out
                 elif isinstance(event, RequestStarted):
+                    streamed = MessageAccumulator()
                     request_started = time.monotonic()
                 elif isinstance(event, (ToolStarted, ToolProgress, ToolFinished)):
                     if partial:
                         yield self._envelope(sdk.tool_event_message(event))
                 elif isinstance(event, Notice):
+                    if event.subtype == "stream_discarded":
+                        streamed = MessageAccumulator()
                     out = self._envelope({"type": "system", "subtype": event.subtype, **event.data})
                     self._record(out)
                     yield out
@@ -295,6 +306,7 @@ class QueryEngine:
                 raise
             subtype = "error_during_execution"
             errors.append("Interrupted by user")
+            interrupted = True
             asyncio.current_task().uncancel()  # type: ignore[union-attr]
         except Exception as exc:
             subtype = "error_during_execution"
@@ -308,11 +320,21 @@ class QueryEngine:
             await loop.aclose()
             self._task = None
 
+        if interrupted:
+            kept = self._keep_interrupted_answer(streamed)
+            if kept is not None:
+                yield kept
         repaired = self._answer_open_tool_uses(
             "Interrupted by user" if self._interrupted else "Cancelled: the turn ended before this tool ran"
         )
         if repaired is not None:
             yield repaired
+        if interrupted:
+            marker: Message = {"role": "user", "content": [{"type": "text", "text": INTERRUPTED_MARKER}]}
+            self.conversation.append(marker)
+            out = self._envelope(sdk.user_message(marker))
+            self._record(out)
+            yield out
 
         result = self._result(subtype, turns, started, api_time, last_text, last_stop_reason, errors)
         self._record(result)
@@ -333,6 +355,20 @@ class QueryEngine:
                 for message in outcome.system_messages]
         for message in out:
             self._record(message)
+        return out
+
+    def _keep_interrupted_answer(self, streamed: MessageAccumulator) -> Message | None:
+        """The part of an answer that streamed before the user interrupted it: the model sees what it had said
+        (as in Claude Code), and the transcript, ``/export`` and ``--continue`` show it. None when nothing had."""
+        content = streamed.partial_content()
+        param = assistant_param(content)
+        if param is None:
+            return None
+        self.conversation.append(param)
+        message = {**streamed.message(), "content": content, "stop_reason": None}
+        message["model"] = message.get("model") or self.config.model
+        out = self._envelope({"type": "assistant", "message": message, "parent_tool_use_id": None})
+        self._record(out)
         return out
 
     def _answer_open_tool_uses(self, reason: str) -> Message | None:

@@ -139,6 +139,17 @@ class MessageAccumulator:
         """Blocks that finished streaming (placeholders of unfinished ones dropped), in index order."""
         return [block for block in self.content if block]
 
+    def partial_content(self) -> list[dict[str, Any]]:
+        """What has streamed so far, for an answer cut short: finished blocks, plus the text of text blocks still
+        open (a half-streamed tool call or thinking block is left out: it cannot be sent back)."""
+        blocks = {index: block for index, block in enumerate(self.content) if block}
+        for index, open_block in self._open.items():
+            if open_block.block.get("type") == "text":
+                text = open_block.block.get("text", "") + "".join(open_block.pieces)
+                if text:
+                    blocks[index] = {**open_block.block, "text": text}
+        return [blocks[index] for index in sorted(blocks)]
+
     def message(self) -> dict[str, Any]:
         """The assistant message as the API would return it (only finished blocks)."""
         return {

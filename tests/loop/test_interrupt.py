@@ -83,8 +83,11 @@ async def test_interrupt(point: str, fake_api, make_engine):
         # the running tool was answered with an interruption, not left dangling, and faces were told
         answer = {"type": "tool_result", "tool_use_id": "toolu_wait", "content": "Interrupted by user",
                   "is_error": True}
-        assert engine.messages[-1]["content"][0] == answer
-        assert messages[-2]["type"] == "user" and messages[-2]["message"]["content"] == [answer]
+        assert engine.messages[-2]["content"][0] == answer
+        assert messages[-3]["type"] == "user" and messages[-3]["message"]["content"] == [answer]
+    # then the marker Claude Code sends, so the model knows it was stopped
+    marker = {"type": "text", "text": "[Request interrupted by user]"}
+    assert engine.messages[-1] == {"role": "user", "content": [marker]}
     # the session takes the next prompt, and that request is valid (checked by the fixture)
     follow_up = await collect(engine, "carry on")
     assert follow_up[-1]["subtype"] == "success"
