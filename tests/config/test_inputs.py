@@ -15,7 +15,7 @@ from agentcli.config.inputs import InputFileError, load_json, load_toml, parse_j
 from agentcli.config.paths import config_dir
 from agentcli.config.settings import load_settings
 from agentcli.session.load import load_transcript
-from agentcli.ui.tui.history import PromptHistory
+from agentcli.ui.history import PromptHistory
 from agentcli.ui.tui.themes import load_theme_dir
 
 
