@@ -13,13 +13,14 @@ from typing import Any
 from agentcli.api.client import AnthropicClient, Credentials
 from agentcli.api.retry import RetryPolicy
 from agentcli.config.settings import LoadedSettings, load_settings
+from agentcli.config.thinking import max_tokens_for, thinking_param
 from agentcli.context.system_prompt import build_system_prompt
 from agentcli.engine import EngineConfig, QueryEngine
-from agentcli.hooks.config import configured_hooks
+from agentcli.hooks.config import ConfiguredHook, configured_hooks
 from agentcli.hooks.runner import HookRunner
 from agentcli.hooks.session_hooks import SessionHooks
 from agentcli.hooks.tool_gate import gate_with_pre_tool_use
-from agentcli.tools.base import ToolEnv
+from agentcli.tools.base import Tool, ToolEnv
 from agentcli.tools.permissions import AskUser, PermissionPolicy
 from agentcli.tools.registry import default_registry
 from agentcli.tools.rules import RuleSources, parse_rule_args
@@ -65,6 +66,14 @@ class SessionOptions:
     allowed_tools: list[str] = field(default_factory=list)
     disallowed_tools: list[str] = field(default_factory=list)
     ask_permission: AskUser | None = None
+    tools: list[str] | None = None
+    """``--tools``: the built-in tools to offer (None: all of them)."""
+    json_schema: dict[str, Any] | None = None
+    """``--json-schema``: the run answers through the StructuredOutput tool, checked against this schema."""
+    thinking_mode: str | None = None
+    max_thinking_tokens: int | None = None
+    host_hooks: list[ConfiguredHook] = field(default_factory=list)
+    """Hooks a driving program registered (SDK callbacks), run after those of the settings files."""
     notices: list[str] = field(default_factory=list)
     """Filled by :func:`build_engine`: one-line notes for the user (for example project hooks skipped)."""
     extra: dict[str, Any] = field(default_factory=dict)
@@ -125,6 +134,11 @@ def open_session_for(options: SessionOptions) -> Any:
     )
 
 
+def session_model(options: SessionOptions, settings: LoadedSettings) -> str:
+    """The model a session starts with: the option, ``$ANTHROPIC_MODEL``, the ``model`` setting, the default."""
+    return options.model or os.environ.get("ANTHROPIC_MODEL") or settings.merged.model or DEFAULT_MODEL
+
+
 def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngine:
     project_dir = options.cwd
     settings = options.settings = options.settings or load_settings(project_dir, options.settings_flag)
@@ -133,12 +147,14 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
     if (notice := settings.untrusted_notice()) is not None:
         options.notices.append(notice)
     merged = settings.merged
-    model = options.model or os.environ.get("ANTHROPIC_MODEL") or merged.model or DEFAULT_MODEL
+    model = session_model(options, settings)
     fallbacks = options.fallback_models or _as_models(merged.fallbackModel)
     session = options.session = open_session_for(options)
     client = AnthropicClient(credentials, idle_timeout_s=idle_timeout_s(merged.streamIdleTimeoutMs))
     policy, removed_tools = permission_policy(options, settings)
-    registry = default_registry(disallowed=removed_tools)
+    registry = default_registry(allowed=options.tools, disallowed=removed_tools, extra=_session_tools(options))
+    thinking = thinking_param(options.thinking_mode, options.max_thinking_tokens, os.environ,
+                              getattr(merged, "alwaysThinkingEnabled", None))
     store_path = getattr(getattr(session, "store", None), "path", None)
     scratch_dir = Path(store_path).with_suffix("") / "tool-results" if store_path else None
     env = ToolEnv(project_dir=project_dir, env=dict(merged.env), scratch_dir=scratch_dir)
@@ -151,6 +167,8 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
         system_prompt=build_system_prompt(
             project_dir, override=options.system_prompt, append=options.append_system_prompt, model=model
         ),
+        max_tokens=max_tokens_for(thinking, EngineConfig.max_tokens),
+        thinking=thinking,
         max_turns=options.max_turns,
         max_budget_usd=options.max_budget_usd,
         permission_mode=policy.mode,
@@ -178,6 +196,15 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
     return QueryEngine(config, session.messages if session is not None else None)
 
 
+def _session_tools(options: SessionOptions) -> list[Tool]:
+    """Tools this session adds to the built-in set."""
+    if options.json_schema is None:
+        return []
+    from agentcli.tools.structured_output import StructuredOutputTool
+
+    return [StructuredOutputTool(options.json_schema)]
+
+
 def _as_models(value: str | list[str] | None) -> tuple[str, ...]:
     if value is None:
         return ()
@@ -187,7 +214,7 @@ def _as_models(value: str | list[str] | None) -> tuple[str, ...]:
 
 def _session_hooks(options: SessionOptions, settings: LoadedSettings) -> SessionHooks | None:
     """The session's hooks (an untrusted folder's settings arrive without theirs)."""
-    hooks = configured_hooks(settings.layers)
+    hooks = configured_hooks(settings.layers) + options.host_hooks
     if not hooks:
         return None
     runner = HookRunner(hooks, project_dir=options.cwd, env=settings.merged.env)

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 from agentcli import __version__
+from agentcli.config.modes import MODE_HELP, PERMISSION_MODES
+from agentcli.ui.protocol.flags import accepted_only_notes, add_host_flags
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -75,9 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--session-id", metavar="UUID", help="the ID to give the new session")
     parser.add_argument("--settings", metavar="FILE_OR_JSON",
                         help="extra settings (a file, or inline JSON) on top of the user, project and local files")
-    parser.add_argument("--permission-mode", choices=["default", "acceptEdits", "plan", "bypassPermissions"],
-                        help="default: ask before edits and commands; acceptEdits: edit files in the project without "
-                             "asking; plan: read-only tools only; bypassPermissions: ask for nothing")
+    parser.add_argument("--permission-mode", choices=PERMISSION_MODES, help=MODE_HELP)
     parser.add_argument("--dangerously-skip-permissions", action="store_true",
                         help="the same as --permission-mode bypassPermissions (deny rules still apply)")
     parser.add_argument("--allowedTools", "--allowed-tools", dest="allowed_tools", action="append", default=[],
@@ -94,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--theme", metavar="NAME",
                         help="colour theme of the full-screen interface (dark, light, high-contrast, or your own)")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    add_host_flags(parser)
     return parser
 
 
@@ -120,11 +121,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--include-partial-messages needs --output-format stream-json")
     _check_session_flags(parser, args)
     _check_permission_flags(parser, args)
+    streaming_input = _check_host_flags(parser, args)
     if args.resume == "" and (args.print_mode or args.prompt or not sys.stdin.isatty()):
         return _resume_without_id()
 
     if not args.print_mode:
-        if args.prompt or not sys.stdin.isatty():
+        if args.prompt or streaming_input or not sys.stdin.isatty():
             args.print_mode = True  # a prompt or piped input with no terminal to talk to: run headless
         elif args.plain:
             from agentcli.ui.repl.app import run_repl
@@ -135,8 +137,8 @@ def main(argv: list[str] | None = None) -> int:
 
             return run_tui(args)
 
-    prompt = _read_prompt(args)
-    if prompt is None:
+    prompt = None if streaming_input else _read_prompt(args)
+    if prompt is None and not streaming_input:
         parser.error("no prompt: pass it as an argument or pipe it on stdin")
 
     from agentcli.bootstrap import MissingCredentials, SessionOptions, build_engine, credentials_from_env
@@ -155,7 +157,14 @@ def main(argv: list[str] | None = None) -> int:
         permission_mode=args.permission_mode or "default",
         allowed_tools=list(args.allowed_tools),
         disallowed_tools=list(args.disallowed_tools),
+        tools=args.tools,
+        json_schema=args.json_schema,
+        thinking_mode=args.thinking,
+        max_thinking_tokens=args.max_thinking_tokens,
     )
+    if args.verbose or args.debug is not None:
+        for note in accepted_only_notes(args):
+            print(f"agentcli: note: {note}", file=sys.stderr)
     from agentcli.config.settings import load_settings
 
     options.settings = load_settings(options.cwd, args.settings)
@@ -189,13 +198,21 @@ def main(argv: list[str] | None = None) -> int:
     for warning in options.session.warnings:
         print(f"agentcli: warning: {warning}", file=sys.stderr)
 
-    from agentcli.ui.headless import run_headless
+    if streaming_input:
+        from agentcli.ui.protocol.session import run_protocol
 
-    engine = build_engine(options, credentials)
-    for notice in options.notices:
-        print(f"agentcli: {notice}", file=sys.stderr)
-    code = run_headless(engine, prompt, output_format=args.output_format, verbose=args.verbose)
-    options.session.close()
+        code = run_protocol(options, credentials, replay=args.replay_user_messages, verbose=args.verbose,
+                            host_permissions=args.permission_prompt_tool == "stdio")
+    else:
+        from agentcli.ui.headless import run_headless
+
+        assert prompt is not None
+        engine = build_engine(options, credentials)
+        for notice in options.notices:
+            print(f"agentcli: {notice}", file=sys.stderr)
+        code = run_headless(engine, prompt, output_format=args.output_format, verbose=args.verbose)
+    if options.session is not None:
+        options.session.close()
     for error in options.session.store.errors:
         print(f"agentcli: warning: {error}", file=sys.stderr)
     if demo is not None:
@@ -219,6 +236,35 @@ def _check_permission_flags(parser: argparse.ArgumentParser, args: argparse.Name
             parse_rule_args(values, behavior)
         except InvalidRule as exc:
             parser.error(f"{flag}: {exc}")
+
+
+def _check_host_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> bool:
+    """Check and read what the flags of driving programs name; True when input comes as stream-json."""
+    streaming = args.input_format == "stream-json"
+    if streaming and args.output_format != "stream-json":
+        parser.error("--input-format stream-json needs --output-format stream-json")
+    if streaming and args.prompt:
+        parser.error("with --input-format stream-json the prompts come on stdin, not as an argument")
+    if args.replay_user_messages and not streaming:
+        parser.error("--replay-user-messages needs --input-format stream-json")
+    if args.system_prompt_file is not None:
+        if args.system_prompt is not None:
+            parser.error("use either --system-prompt or --system-prompt-file, not both")
+        try:
+            args.system_prompt = Path(args.system_prompt_file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            parser.error(f"--system-prompt-file: cannot read {args.system_prompt_file}: {exc}")
+    if args.tools is not None:
+        names = [name.strip() for name in args.tools.split(",") if name.strip()]
+        args.tools = None if names == ["default"] else names
+    if args.json_schema is not None:
+        from agentcli.tools.structured_output import InvalidSchema, load_schema
+
+        try:
+            args.json_schema = load_schema(args.json_schema)
+        except InvalidSchema as exc:
+            parser.error(f"--json-schema: {exc}")
+    return streaming
 
 
 def _check_session_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

@@ -40,6 +40,7 @@ from agentcli.loop.repair import assistant_param, synthetic_results, unanswered_
 from agentcli.loop.state import QueryParams
 from agentcli.tools.base import Tool, ToolCall, ToolEnv, ToolRegistry
 from agentcli.tools.permissions import CanUseTool, PermissionDecision, allow_all
+from agentcli.tools.structured_output import STRUCTURED_OUTPUT, StructuredOutputRun
 from agentcli.usage import UsageTracker
 
 Message = dict[str, Any]
@@ -78,6 +79,8 @@ class EngineConfig:
     hooks: SessionHooks | None = None
     session_source: str = "startup"
     """For SessionStart hooks: ``startup`` or ``resume``."""
+    thinking: dict[str, Any] | None = None
+    """The requests' ``thinking`` parameter (extended thinking), or None."""
 
 
 class QueryEngine:
@@ -159,6 +162,10 @@ class QueryEngine:
         if self.config.hooks is not None:
             self.config.hooks.runner.permission_mode = mode
 
+    def set_model(self, model: str) -> None:
+        """Use ``model`` from the next request on (``/model``, an SDK host's ``set_model``)."""
+        self.config.model = model
+
     def interrupt(self) -> None:
         """Stop the running submission: the stream and tools stop, open tool calls get an error result."""
         self._interrupted = True
@@ -174,6 +181,8 @@ class QueryEngine:
         last_text = ""
         errors: list[str] = []
         subtype = "success"
+        ending: dict[str, Any] = {"terminal_reason": "completed"}
+        tools_running = False
         self._interrupted = False
         self._task = asyncio.current_task()
 
@@ -201,7 +210,8 @@ class QueryEngine:
                 "; ".join(msg for _, msg in submitted.blocking) or None)
             if refusal is not None:
                 errors.append(f"Prompt blocked by a UserPromptSubmit hook: {refusal}")
-                result = self._result("error_during_execution", 0, started, 0.0, "", None, errors)
+                result = self._result("error_during_execution", 0, started, 0.0, "", None, errors,
+                                      {"terminal_reason": "hook_stopped"})
                 self._record(result)
                 yield result
                 return
@@ -225,7 +235,11 @@ class QueryEngine:
             can_use_tool=self._can_use_tool,
             retry_policy=self.config.retry_policy,
             hooks=hooks,
+            thinking=self.config.thinking,
         )
+        structured = StructuredOutputRun.for_registry(self.config.registry, hooks)
+        if structured is not None:
+            params.hooks = structured
         partial = self.config.include_partial_messages
         loop = query(params)
         request_started = 0.0
@@ -243,6 +257,7 @@ class QueryEngine:
                     turns += 1
                     message = event.message
                     last_stop_reason = message.get("stop_reason")
+                    tools_running = last_stop_reason == "tool_use"
                     self.usage.add(message.get("model") or self.config.model, message.get("usage") or {})
                     if event.param["content"]:
                         self.conversation.note_usage(message.get("usage") or {})
@@ -252,15 +267,23 @@ class QueryEngine:
                     yield out
                     if self._over_budget():
                         subtype = "error_max_budget_usd"
+                        ending["terminal_reason"] = "max_budget_usd"
                         errors.append(f"Reached maximum budget (${self.config.max_budget_usd})")
                         break
                 elif isinstance(event, ToolResults):
+                    tools_running = False
                     for finished in event.finished:
+                        if structured is not None and finished.name == STRUCTURED_OUTPUT:
+                            structured.record(finished)
                         out = self._envelope(sdk.tool_result_message(finished))
                         self._record(out)
                         yield out
                     if self.config.recorder is not None:
                         self.config.recorder.flush(durable=True)
+                    if structured is not None and structured.exhausted:
+                        subtype = "error_max_structured_output_retries"
+                        errors.append(structured.exhausted_message)
+                        break
                 elif isinstance(event, ResponseWithheld):
                     streamed = MessageAccumulator()
                     message = event.message
@@ -283,6 +306,9 @@ class QueryEngine:
                     self._record(out)
                     yield out
                 elif isinstance(event, LoopEnded):
+                    ending["terminal_reason"] = sdk.TERMINAL_REASONS.get(event.reason, event.reason)
+                    if event.status is not None:
+                        ending["api_error_status"] = event.status
                     if event.reason == "stop_hook_prevented":
                         out = self._envelope({"type": "system", "subtype": "warning", "level": "warning",
                                               "message": f"Stopped by hook: {event.error}"})
@@ -294,6 +320,8 @@ class QueryEngine:
                     elif event.reason != "completed":
                         subtype = "error_during_execution"
                         errors.append(event.error or event.reason)
+                        if event.reason in ("model_error", "prompt_too_long"):
+                            ending["api_error"] = f"API Error: {event.error or event.reason}"
                         if event.error:
                             error_message = self._api_error(event.error)
                             self._record(error_message)
@@ -307,6 +335,7 @@ class QueryEngine:
             subtype = "error_during_execution"
             errors.append("Interrupted by user")
             interrupted = True
+            ending["terminal_reason"] = "aborted_tools" if tools_running else "aborted_streaming"
             asyncio.current_task().uncancel()  # type: ignore[union-attr]
         except Exception as exc:
             subtype = "error_during_execution"
@@ -336,7 +365,17 @@ class QueryEngine:
             self._record(out)
             yield out
 
-        result = self._result(subtype, turns, started, api_time, last_text, last_stop_reason, errors)
+        if subtype == "success":
+            if structured is not None and structured.value is None:
+                subtype = "error_max_structured_output_retries"
+                errors.append(structured.exhausted_message)
+            elif (problem := sdk.unsuccessful_answer(last_stop_reason, last_text, structured is not None)) is not None:
+                subtype = "error_during_execution"
+                ending["terminal_reason"], message = problem
+                errors.append(message)
+        if structured is not None and structured.value is not None:
+            ending["structured_output"] = structured.value
+        result = self._result(subtype, turns, started, api_time, last_text, last_stop_reason, errors, ending)
         self._record(result)
         if self.config.recorder is not None:
             self.config.recorder.flush(durable=True)
@@ -396,10 +435,11 @@ class QueryEngine:
         return limit is not None and self.usage.cost_usd >= limit
 
     def _result(self, subtype: str, turns: int, started: float, api_time: float, text: str,
-                stop_reason: str | None, errors: list[str]) -> Message:
+                stop_reason: str | None, errors: list[str], ending: dict[str, Any] | None = None) -> Message:
         return self._envelope(sdk.result_message(
             subtype=subtype, turns=turns, duration_s=time.monotonic() - started, api_time_s=api_time, text=text,
             stop_reason=stop_reason, errors=errors, usage=self.usage, permission_denials=self.permission_denials,
+            **(ending or {}),
         ))
 
 

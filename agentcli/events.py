@@ -100,6 +100,8 @@ class LoopEnded:
 
     reason: str
     error: str | None = None
+    status: int | None = None
+    """For ``model_error``: the HTTP status of the failed request, when there was one."""
 
 
 LoopEvent = (

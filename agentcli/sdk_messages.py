@@ -29,6 +29,7 @@ def init_message(*, cwd: str, model: str, tools: list[str], permission_mode: str
         "slash_commands": slash_commands,
         "apiKeySource": api_key_source,
         "version": __version__,
+        "claude_code_version": __version__,
         "output_style": "default",
     }
 
@@ -76,9 +77,28 @@ def api_error_message(error: str) -> Message:
     }
 
 
+TERMINAL_REASONS = {"model_error": "api_error"}
+"""The loop's ending reasons under the names results carry (``terminal_reason``); others keep their own."""
+
+
+def unsuccessful_answer(stop_reason: str | None, text: str, structured: bool) -> tuple[str, str] | None:
+    """Why a turn that ended normally still did not answer (``terminal_reason``, message), or None if it did."""
+    if stop_reason == "refusal":
+        return "refusal", "The model declined to respond (stop_reason: refusal)"
+    if stop_reason == "max_tokens":
+        return "max_tokens", "The answer was cut off at the output token limit (stop_reason: max_tokens)"
+    if not text.strip() and not structured:
+        return "empty_response", f"The model returned an empty answer (stop_reason: {stop_reason})"
+    return None
+
+
 def result_message(*, subtype: str, turns: int, duration_s: float, api_time_s: float, text: str,
                    stop_reason: str | None, errors: list[str], usage: UsageTracker,
-                   permission_denials: list[dict[str, Any]]) -> Message:
+                   permission_denials: list[dict[str, Any]], terminal_reason: str | None = None,
+                   api_error: str | None = None, api_error_status: int | None = None,
+                   structured_output: Any = None) -> Message:
+    """The last message of a submission. An API failure puts ``API Error: …`` in ``result`` (as Claude Code
+    does) while the subtype still says the run failed."""
     is_error = subtype != "success"
     result: Message = {
         "type": "result",
@@ -87,8 +107,9 @@ def result_message(*, subtype: str, turns: int, duration_s: float, api_time_s: f
         "duration_ms": int(duration_s * 1000),
         "duration_api_ms": int(api_time_s * 1000),
         "num_turns": turns,
-        "result": text if not is_error or not errors else (text or errors[-1]),
+        "result": api_error or (text if not is_error or not errors else (text or errors[-1])),
         "stop_reason": stop_reason,
+        "terminal_reason": terminal_reason,
         "total_cost_usd": round(usage.cost_usd, 8),
         "usage": dict(usage.total),
         "modelUsage": {model: entry.sdk() for model, entry in usage.by_model.items()},
@@ -99,4 +120,8 @@ def result_message(*, subtype: str, turns: int, duration_s: float, api_time_s: f
         result["unpriced_models"] = unpriced
     if errors:
         result["errors"] = errors
+    if api_error_status is not None:
+        result["api_error_status"] = api_error_status
+    if structured_output is not None:
+        result["structured_output"] = structured_output
     return result

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentcli.config.inputs import InputFileError, parse_json, read_input
+from agentcli.config.modes import PermissionMode
 from agentcli.config.paths import config_dir
 from agentcli.config.trust import is_trusted, untrusted_notice, withhold_untrusted
 
@@ -45,7 +46,7 @@ class PermissionsSettings(BaseModel):
     allow: list[str] = Field(default_factory=list)
     deny: list[str] = Field(default_factory=list)
     ask: list[str] = Field(default_factory=list)
-    defaultMode: Literal["default", "acceptEdits", "plan", "bypassPermissions"] | None = None
+    defaultMode: PermissionMode | None = None
 
 
 class Settings(BaseModel):

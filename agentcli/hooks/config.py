@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 from agentcli.config.settings import SettingsLayer
+
+HookCallback = Callable[[dict[str, Any]], Awaitable[Any]]
+"""A hook that is a function, not a command (a driving program's callback): the hook's input in, its output out."""
 
 DEFAULT_TIMEOUT_S = 60.0
 EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop", "SessionStart", "SessionEnd",
@@ -21,6 +26,8 @@ class ConfiguredHook:
     timeout_s: float
     source: str
     """The settings file it came from (shown by ``/hooks`` and in summaries)."""
+    callback: HookCallback | None = field(default=None, compare=False)
+    """When set, the hook runs by calling this instead of starting ``command`` (which then only names it)."""
 
 
 def matcher_matches(matcher: str | None, value: str | None) -> bool:

@@ -169,6 +169,8 @@ class HookRunner:
         return outcome
 
     async def _run_one(self, hook: ConfiguredHook, stdin: bytes) -> HookResult:
+        if hook.callback is not None:
+            return await _call_back(hook, stdin)
         env = {**os.environ, **self.env, "CLAUDE_PROJECT_DIR": str(self.project_dir),
                "AGENTCLI_PROJECT_DIR": str(self.project_dir)}
         started = time.monotonic()
@@ -207,6 +209,22 @@ class HookRunner:
         out, err = await asyncio.gather(_read_capped(process.stdout), _read_capped(process.stderr))
         await process.wait()
         return out, err
+
+
+async def _call_back(hook: ConfiguredHook, stdin: bytes) -> HookResult:
+    """A callback hook: its answer is the JSON output a command hook would print."""
+    assert hook.callback is not None
+    started = time.monotonic()
+    try:
+        output = await asyncio.wait_for(hook.callback(json.loads(stdin)), hook.timeout_s)
+    except TimeoutError:
+        return HookResult(hook, None, "", "", time.monotonic() - started, timed_out=True,
+                          error=f"timed out after {hook.timeout_s:g} s")
+    except Exception as exc:
+        return HookResult(hook, None, "", "", time.monotonic() - started, error=f"failed: {exc}")
+    text = json.dumps(output, ensure_ascii=False)
+    return HookResult(hook, 0, text, "", time.monotonic() - started,
+                      output=output if isinstance(output, dict) else None)
 
 
 async def _read_capped(stream: asyncio.StreamReader) -> bytes:

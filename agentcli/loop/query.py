@@ -90,7 +90,8 @@ async def query(params: QueryParams) -> AsyncIterator[LoopEvent]:
                         })
             except ApiError as exc:
                 await executor.abort("Cancelled: the model request failed")
-                yield LoopEnded("prompt_too_long" if exc.is_prompt_too_long else "model_error", _describe(exc))
+                yield LoopEnded("prompt_too_long" if exc.is_prompt_too_long else "model_error", _describe(exc),
+                                exc.status)
                 return
 
             response = accumulator.message()
@@ -121,7 +122,10 @@ async def query(params: QueryParams) -> AsyncIterator[LoopEvent]:
                 return
             conversation.append(param)
             yield AssistantTurn(response, param)
-            if not has_tools:
+            if response.get("stop_reason") == "pause_turn" and not has_tools:
+                # The API paused a long turn: sending it back as it is lets the model carry on where it stopped.
+                state.transition = "pause_turn"
+            elif not has_tools:
                 verdict = await params.hooks.stop(_text(param), state.stop_hook_active) if params.hooks else None
                 if verdict is None or not (verdict.prevent or verdict.feedback):
                     if verdict is not None:
@@ -167,7 +171,7 @@ async def query(params: QueryParams) -> AsyncIterator[LoopEvent]:
             yield LoopEnded("max_turns")
             return
         state.turn_count += 1
-        if state.transition != "stop_hook_blocking":
+        if state.transition not in ("stop_hook_blocking", "pause_turn"):
             state.transition = "tool_use"
 
 

@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from agentcli.config.modes import PERMISSION_MODES
 from agentcli.tools.base import Tool, ToolCall, ToolEnv
 from agentcli.tools.commands import (
     NON_PATH_COMMANDS,
@@ -32,7 +33,6 @@ from agentcli.tools.commands import (
 from agentcli.tools.globs import has_magic, static_prefix
 from agentcli.tools.paths import resolve
 from agentcli.tools.rules import (
-    MODES,
     Behavior,
     PermissionRule,
     RuleRoots,
@@ -42,7 +42,6 @@ from agentcli.tools.rules import (
 )
 from agentcli.tools.shell import ParsedCommand, SimpleCommand, Word, parse_command
 
-PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
 PROTECTED_DIRS = frozenset({".git", ".agentcli"})
 
 
@@ -134,8 +133,8 @@ class PermissionPolicy:
     home: Path = field(default_factory=Path.home)
 
     def __post_init__(self) -> None:
-        if self.mode not in MODES:
-            raise ValueError(f"unknown permission mode {self.mode!r}; expected one of {', '.join(MODES)}")
+        if self.mode not in PERMISSION_MODES:
+            raise ValueError(f"unknown permission mode {self.mode!r}; expected one of {', '.join(PERMISSION_MODES)}")
         self._root_literal = Path(os.path.normpath(self.project_dir.absolute()))
         self._root = _real(self._root_literal)
         self._roots = RuleRoots(self._root, self._root, _real(self.home))
@@ -153,6 +152,9 @@ class PermissionPolicy:
         verdict = self.evaluate(tool, tool_input, call.env, hook)
         if verdict.behavior != "ask":
             return PermissionDecision(verdict.behavior, verdict.reason)
+        if self.mode == "dontAsk":
+            return PermissionDecision("deny", f"Permission to use {tool.name} was denied: {verdict.reason}, and "
+                                              "agentcli is in dontAsk mode, where only calls the rules allow run.")
         if self.ask is None:
             return PermissionDecision("deny", self._headless_message(tool.name, verdict))
         async with self._ask_lock:  # one question at a time; an earlier answer may already cover this call
@@ -165,6 +167,11 @@ class PermissionPolicy:
         if answer.choice == "deny":
             why = f" The user said: {answer.reason}" if answer.reason else ""
             return PermissionDecision("deny", f"The user denied permission to use {tool.name}.{why}")
+        if answer.updated_input is not None:
+            # What runs is the changed input, so the rules judge it again: an answer cannot lift a deny rule.
+            changed = self.evaluate(tool, answer.updated_input, call.env)
+            if changed.behavior == "deny":
+                return PermissionDecision("deny", changed.reason)
         if answer.choice == "allow_session":
             self.add_rules(verdict.suggestions, "allow", "session")
         return PermissionDecision("allow", updated_input=answer.updated_input)

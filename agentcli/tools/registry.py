@@ -20,17 +20,17 @@ def builtin_tools() -> list[Tool]:
 
 
 def default_registry(
-    allowed: Iterable[str] | None = None, disallowed: Iterable[str] | None = None
+    allowed: Iterable[str] | None = None, disallowed: Iterable[str] | None = None, extra: Iterable[Tool] = ()
 ) -> ToolRegistry:
-    """The built-in tools, narrowed to ``allowed`` names and without ``disallowed`` ones.
+    """The built-in tools, narrowed to ``allowed`` names (None: all, empty: none) and without ``disallowed`` ones.
 
     A bare deny rule (``--disallowedTools Bash``) removes the tool altogether, so the model never sees it.
     """
     tools = builtin_tools()
-    allowed = list(allowed or [])
     disallowed = set(disallowed or [])
-    if allowed:
-        tools = [tool for tool in tools if tool.name in allowed]
+    if allowed is not None:
+        names = set(allowed)
+        tools = [tool for tool in tools if tool.name in names]
     if disallowed:
         tools = [tool for tool in tools if tool.name not in disallowed]
-    return ToolRegistry(tools)
+    return ToolRegistry([*tools, *extra])

@@ -18,7 +18,6 @@ from agentcli.tools.globs import gitignore_match
 
 Behavior = Literal["allow", "ask", "deny"]
 BEHAVIORS: tuple[Behavior, ...] = ("deny", "ask", "allow")
-MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 
 READ_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "NotebookRead"})
 """Tools a ``Read(…)`` rule covers: everything that reads files."""

@@ -17,6 +17,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 
+from agentcli.config.modes import CYCLED_MODES
 from agentcli.ui.history import PromptHistory
 from agentcli.ui.message_log import MessageLog
 from agentcli.ui.session_setup import SessionSetup
@@ -34,7 +35,6 @@ __all__ = ["AgentApp", "resume_gc"]
 
 Message = dict[str, Any]
 DOUBLE_PRESS_S = 1.5
-MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 HELP = """Enter send · shift+enter / ctrl+j new line · ↑↓ history · ctrl+r search history
 esc interrupt · ctrl+o detailed transcript · shift+tab permission mode · ctrl+c clear (twice: exit) · ctrl+d exit
 / commands · @ attach a path · !cmd run a shell command"""
@@ -167,7 +167,8 @@ class AgentApp(SessionControl, TurnControl, CompletionMenu, App[None]):
     def action_cycle_mode(self) -> None:
         """shift+tab: default → acceptEdits → plan → bypassPermissions → default."""
         state = self.status.state
-        mode = MODES[(MODES.index(state.mode) + 1) % len(MODES)] if state.mode in MODES else "default"
+        cycle = CYCLED_MODES
+        mode = cycle[(cycle.index(state.mode) + 1) % len(cycle)] if state.mode in cycle else "default"
         state.mode = mode
         if self.engine is not None:
             self.engine.set_permission_mode(mode)

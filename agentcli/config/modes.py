@@ -1,0 +1,16 @@
+"""Permission modes: the one list every part reads (command line, settings, policy, faces, SDK protocol)."""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"]
+PERMISSION_MODES: tuple[str, ...] = get_args(PermissionMode)
+CYCLED_MODES: tuple[str, ...] = ("default", "acceptEdits", "plan", "bypassPermissions")
+"""The modes shift+tab steps through; ``dontAsk`` and ``auto`` are chosen on the command line or by a host."""
+
+MODE_HELP = (
+    "default: ask before edits and commands; acceptEdits: edit files in the project without asking; plan: "
+    "read-only tools only; bypassPermissions: ask for nothing (deny rules still apply); dontAsk: refuse whatever "
+    "the rules do not allow instead of asking; auto: accepted for compatibility, behaves as default"
+)

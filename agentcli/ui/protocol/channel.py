@@ -1,0 +1,87 @@
+"""Both pipes of the protocol: stdin read on a thread (it may be a pipe, a file or a socket), stdout written one
+JSON line at a time, and the control requests agentcli sends to the driving program, matched to their answers."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import threading
+from collections.abc import Callable
+from typing import Any, BinaryIO, TextIO
+
+from agentcli.ui.protocol.frames import ControlReply, Message, control_cancel, control_request
+
+
+class HostError(Exception):
+    """The driving program answered a control request with an error, or can no longer answer at all."""
+
+
+def dumps(message: Message) -> str:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+
+
+class Channel:
+    def __init__(self, out: TextIO) -> None:
+        self._out = out
+        self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._ids = itertools.count(1)
+        self.closed = False
+        """Set once stdin has ended: nothing sent from then on can be answered."""
+
+    def send(self, message: Message) -> None:
+        self._out.write(dumps(message) + "\n")
+        if message.get("type") != "stream_event":
+            self._out.flush()
+
+    async def request(self, body: Message) -> dict[str, Any]:
+        """Ask the driving program and wait for its answer; cancelling the wait cancels the request on its side."""
+        if self.closed:
+            raise HostError("the driving program closed stdin, so it cannot answer")
+        request_id = f"agentcli_{next(self._ids)}"
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        try:
+            self.send(control_request(request_id, body))
+            return await future
+        except asyncio.CancelledError:
+            if not self.closed:
+                self.send(control_cancel(request_id))
+            raise
+        finally:
+            self._pending.pop(request_id, None)
+
+    def resolve(self, reply: ControlReply) -> bool:
+        """Hand an answer to the request waiting for it; False when none is (answered late, or twice)."""
+        future = self._pending.get(reply.request_id)
+        if future is None or future.done():
+            return False
+        if reply.subtype == "error":
+            future.set_exception(HostError(reply.error or "the driving program reported an error"))
+        else:
+            future.set_result(reply.response or {})
+        return True
+
+    def close(self) -> None:
+        """stdin ended: every request still waiting fails, and later ones fail at once."""
+        self.closed = True
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(HostError("the driving program closed stdin before answering"))
+
+
+def read_lines(stdin: BinaryIO, loop: asyncio.AbstractEventLoop, deliver: Callable[[str | None], None]) -> None:
+    """Start a daemon thread that hands every stdin line to ``deliver`` on the loop, then None at end of input."""
+
+    def pump() -> None:
+        try:
+            for raw in stdin:
+                loop.call_soon_threadsafe(deliver, raw.decode("utf-8", errors="replace"))
+        except (OSError, ValueError):
+            pass
+        finally:
+            with contextlib.suppress(RuntimeError):  # the loop is already gone: the face has finished
+                loop.call_soon_threadsafe(deliver, None)
+
+    threading.Thread(target=pump, name="agentcli-stdin", daemon=True).start()

@@ -1,0 +1,98 @@
+"""Control requests from the driving program, mapped onto the engine: each returns the ``response`` body of a
+successful ``control_response`` or raises with the error text."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from agentcli.bootstrap import session_model
+from agentcli.config.modes import PERMISSION_MODES
+from agentcli.ui.protocol import commands
+from agentcli.ui.protocol.host import host_hooks
+
+if TYPE_CHECKING:
+    from agentcli.ui.protocol.session import ProtocolFace
+
+class UnsupportedRequest(Exception):
+    pass
+
+
+async def handle_control(face: ProtocolFace, subtype: str, request: dict[str, Any]) -> dict[str, Any] | None:
+    if subtype == "initialize":
+        return initialize(face, request)
+    if subtype == "interrupt":
+        face.interrupt()
+        return None
+    if subtype == "set_permission_mode":
+        mode = request.get("mode")
+        if mode not in PERMISSION_MODES:
+            raise ValueError(f"unknown permission mode {mode!r}; expected one of {', '.join(PERMISSION_MODES)}")
+        face.options.permission_mode = mode
+        face.engine().set_permission_mode(mode)
+        return None
+    if subtype == "set_model":
+        model = request.get("model")
+        face.options.model = model if isinstance(model, str) and model and model != "default" else None
+        engine = face.engine()
+        engine.set_model(session_model(face.options, face.options.settings))
+        return None
+    if subtype == "get_context_usage":
+        return context_usage(face)
+    if subtype == "mcp_status":
+        return {"mcpServers": []}
+    raise UnsupportedRequest(f"agentcli does not support the control request {subtype!r}")
+
+
+def initialize(face: ProtocolFace, request: dict[str, Any]) -> dict[str, Any]:
+    hooks, notes = host_hooks(request.get("hooks"), face.channel)
+    applied = not face.engine_started
+    if applied:
+        face.options.host_hooks = hooks
+    elif hooks:
+        notes.append("hooks sent after the first turn started were not registered")
+    if request.get("agents"):
+        notes.append("agent definitions from the driving program are not supported yet")
+    if face.verbose:
+        for note in notes:
+            face.note(note)
+    return {
+        "commands": commands.descriptions(),
+        "agents": [],
+        "output_style": "default",
+        "available_output_styles": ["default"],
+        "models": _models(face),
+        "account": {},
+        "pid": os.getpid(),
+        "hooks_applied": applied,
+    }
+
+
+def _models(face: ProtocolFace) -> list[dict[str, str]]:
+    current = session_model(face.options, face.options.settings) if face.options.settings else None
+    models = [{"value": "default", "displayName": "Default", "description": current or "the configured model"}]
+    return models
+
+
+def context_usage(face: ProtocolFace) -> dict[str, Any]:
+    """How full the context window is, by part: exact up to the last response, estimated after it."""
+    from agentcli.context.tokens import context_window, estimate_system, estimate_tools
+
+    engine = face.engine()
+    config = engine.config
+    system = estimate_system(config.system_prompt)
+    tools = estimate_tools(config.registry.schemas())
+    total = engine.conversation.context_tokens(system + tools)
+    window = context_window(config.model)
+    categories = [
+        {"name": "System prompt", "tokens": system, "color": "promptBorder"},
+        {"name": "System tools", "tokens": tools, "color": "inactive"},
+        {"name": "Messages", "tokens": max(total - system - tools, 0), "color": "purple"},
+        {"name": "Free space", "tokens": max(window - total, 0), "color": "promptBorder"},
+    ]
+    return {
+        "categories": categories, "totalTokens": total, "maxTokens": window, "rawMaxTokens": window,
+        "percentage": round(100 * total / window, 2), "model": config.model,
+        "isAutoCompactEnabled": getattr(config, "compactor", None) is not None,
+        "memoryFiles": [], "mcpTools": [], "agents": [],
+    }

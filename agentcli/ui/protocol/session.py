@@ -1,0 +1,209 @@
+"""The protocol face: one process, many turns. User messages are queued and run one after another on the same
+engine (so each sees the conversation so far); control requests are answered while a turn runs; when stdin ends,
+the queued turns finish, their results are printed, and the exit status says whether the last one failed."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+import uuid
+from typing import Any, BinaryIO, TextIO
+
+from agentcli.api.client import Credentials
+from agentcli.bootstrap import SessionOptions, build_engine
+from agentcli.engine import QueryEngine
+from agentcli.ui.protocol import commands
+from agentcli.ui.protocol.channel import Channel, read_lines
+from agentcli.ui.protocol.frames import (
+    BadFrame,
+    ControlCancelFrame,
+    ControlRequestFrame,
+    ControlResponseFrame,
+    Message,
+    UserFrame,
+    control_error,
+    control_success,
+    parse_frame,
+)
+from agentcli.ui.protocol.host import HostPermissions
+
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
+
+
+class ProtocolFace:
+    def __init__(self, options: SessionOptions, credentials: Credentials, *, out: TextIO, err: TextIO,
+                 replay: bool = False, host_permissions: bool = False, verbose: bool = False) -> None:
+        self.options = options
+        self.credentials = credentials
+        self.channel = Channel(out)
+        self.err = err
+        self.replay = replay
+        self.verbose = verbose
+        self.queue: asyncio.Queue[UserFrame | None] = asyncio.Queue()
+        self._engine: QueryEngine | None = None
+        self._controls: dict[str, asyncio.Task[None]] = {}
+        self._turn_running = False
+        self.last_failed = False
+        if host_permissions:
+            options.ask_permission = HostPermissions(self.channel, self._policy, self.interrupt)
+
+    # -- the session -----------------------------------------------------------------------------------------
+
+    @property
+    def engine_started(self) -> bool:
+        return self._engine is not None
+
+    def engine(self) -> QueryEngine:
+        """The session's engine, built on first use so that hooks registered by ``initialize`` are part of it."""
+        if self._engine is None:
+            self._engine = build_engine(self.options, self.credentials)
+            for notice in self.options.notices:
+                self.note(notice)
+            self.options.notices.clear()
+        return self._engine
+
+    def _policy(self) -> Any:
+        return self._engine.config.permission_policy if self._engine is not None else None
+
+    async def reset(self) -> str:
+        """``/clear``: end this session and start an empty one (new id, new transcript); returns the old id."""
+        old = self.engine()
+        await old.aclose("clear")
+        if self.options.session is not None:
+            self.options.session.close()
+        self.options.session = None
+        self.options.resume = self.options.session_id = None
+        self.options.continue_session = self.options.fork_session = False
+        self._engine = None
+        return old.session_id
+
+    def interrupt(self) -> None:
+        if self._engine is not None and self._turn_running:
+            self._engine.interrupt()
+
+    def note(self, text: str) -> None:
+        self.err.write(f"agentcli: {text}\n")
+        self.err.flush()
+
+    # -- output ----------------------------------------------------------------------------------------------
+
+    def emit(self, message: Message, frame: UserFrame | None = None) -> None:
+        if message.get("type") == "result":
+            self.last_failed = bool(message.get("is_error"))
+            if frame is not None:
+                if frame.origin is not None:
+                    message["origin"] = frame.origin
+                if frame.uuid is not None:
+                    message["user_message_uuid"] = frame.uuid
+                    message["user_message_uuids"] = [frame.uuid]
+        self.channel.send(message)
+
+    # -- input -----------------------------------------------------------------------------------------------
+
+    def on_line(self, line: str | None) -> None:
+        if line is None:
+            self.channel.close()
+            self.queue.put_nowait(None)
+            return
+        if not line.strip():
+            return
+        try:
+            frame = parse_frame(line)
+        except BadFrame as exc:
+            self.note(f"ignored a line on stdin: {exc}")
+            return
+        if isinstance(frame, UserFrame):
+            self.queue.put_nowait(frame)
+        elif isinstance(frame, ControlRequestFrame):
+            task = asyncio.get_running_loop().create_task(self._control(frame))
+            self._controls[frame.request_id] = task
+            task.add_done_callback(lambda _t, rid=frame.request_id: self._controls.pop(rid, None))
+        elif isinstance(frame, ControlResponseFrame):
+            if not self.channel.resolve(frame.response):
+                self.note(f"ignored an answer to a request that is not waiting: {frame.response.request_id}")
+        elif isinstance(frame, ControlCancelFrame):
+            task = self._controls.get(frame.request_id)
+            if task is not None:
+                task.cancel()
+
+    async def _control(self, frame: ControlRequestFrame) -> None:
+        from agentcli.ui.protocol.control import handle_control
+
+        try:
+            response = await handle_control(self, frame.subtype, frame.request)
+        except asyncio.CancelledError:
+            return
+        except Exception as exc:
+            self.channel.send(control_error(frame.request_id, str(exc) or type(exc).__name__))
+            return
+        self.channel.send(control_success(frame.request_id, response))
+
+    # -- turns -----------------------------------------------------------------------------------------------
+
+    async def serve(self, stdin: BinaryIO) -> int:
+        read_lines(stdin, asyncio.get_running_loop(), self.on_line)
+        while (frame := await self.queue.get()) is not None:
+            await self.turn(frame)
+        for task in list(self._controls.values()):
+            task.cancel()
+        if self._engine is not None:
+            await self._engine.aclose()
+        return 1 if self.last_failed else 0
+
+    async def turn(self, frame: UserFrame) -> None:
+        content = frame.message.content
+        command = commands.parse(content)
+        if command is not None:
+            for message in await commands.run(self, command):
+                self.emit(message, frame)
+            return
+        engine = self.engine()
+        if self.replay:
+            self.emit({"type": "user", "message": frame.message.model_dump(), "session_id": engine.session_id,
+                       "parent_tool_use_id": frame.parent_tool_use_id, "uuid": frame.uuid or str(uuid.uuid4()),
+                       "isReplay": True})
+        self._turn_running = True
+        try:
+            async with contextlib.aclosing(engine.submit_message(content)) as messages:
+                async for message in messages:
+                    self.emit(message, frame)
+        finally:
+            self._turn_running = False
+
+
+def run_protocol(options: SessionOptions, credentials: Credentials, *, replay: bool, host_permissions: bool,
+                 verbose: bool) -> int:
+    """Serve stdin until it ends; the exit status is 1 when the last turn failed."""
+    face = ProtocolFace(options, credentials, out=sys.stdout, err=sys.stderr, replay=replay,
+                       host_permissions=host_permissions, verbose=verbose)
+
+    async def main() -> int:
+        loop = asyncio.get_running_loop()
+        presses = 0
+
+        def on_sigint() -> None:
+            nonlocal presses
+            presses += 1
+            if presses > 1 or not face._turn_running:
+                sys.stdout.flush()
+                os._exit(EXIT_INTERRUPTED)
+            face.interrupt()
+
+        loop.add_signal_handler(signal.SIGINT, on_sigint)
+        try:
+            return await face.serve(sys.stdin.buffer)
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+
+    try:
+        return asyncio.run(main())
+    except BrokenPipeError:
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED

@@ -1,0 +1,104 @@
+"""Control requests from the SDK (interrupt, permission mode, model, /clear) and to it (can_use_tool)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from claude_agent_sdk import (
+    ClaudeSDKClient,
+    ConversationResetMessage,
+    PermissionResultAllow,
+    PermissionResultDeny,
+    ResultMessage,
+    StreamEvent,
+)
+
+from tests.ui.protocol.conftest import result_text, text_turn, tool_result, tool_turn
+
+
+async def test_interrupt_mid_stream_ends_the_turn_and_the_next_prompt_still_runs(sdk_options):
+    slow = {"content": [{"type": "text", "text": "word " * 60, "chunks": 60}], "delay_ms": 100}
+    options, server = sdk_options([slow, text_turn("Back again.")], include_partial_messages=True)
+    async with ClaudeSDKClient(options=options) as client:
+        await client.query("tell me a long story")
+        interrupted = False
+        messages = []
+        async for message in client.receive_response():
+            messages.append(message)
+            if isinstance(message, StreamEvent) and message.event.get("type") == "content_block_delta" \
+                    and not interrupted:
+                interrupted = True
+                await client.interrupt()
+        result = messages[-1]
+        assert isinstance(result, ResultMessage) and result.is_error
+        assert result.terminal_reason == "aborted_streaming"
+        await client.query("are you there?")
+        after = [m async for m in client.receive_response()]
+    assert isinstance(after[-1], ResultMessage) and after[-1].result == "Back again."
+    assert len(server.requests) == 2
+
+
+async def test_permission_mode_and_model_changes_apply_to_the_next_request(sdk_options, project: Path):
+    target = project / "notes.txt"
+    options, server = sdk_options([
+        tool_turn("Write", {"file_path": str(target), "content": "hello\n"}, "toolu_w1"),
+        text_turn("Written."),
+    ])
+    async with ClaudeSDKClient(options=options) as client:
+        await client.set_permission_mode("acceptEdits")
+        await client.set_model("claude-opus-5-5")
+        await client.query("write the notes")
+        messages = [m async for m in client.receive_response()]
+    assert isinstance(messages[-1], ResultMessage) and not messages[-1].is_error
+    assert target.read_text() == "hello\n"
+    assert [request.body["model"] for request in server.requests] == ["claude-opus-5-5", "claude-opus-5-5"]
+    assert not tool_result(server.requests[1], "toolu_w1").get("is_error")
+
+
+async def test_can_use_tool_allows_with_changed_input_denies_and_deny_rules_still_hold(sdk_options, project: Path):
+    asked: list[tuple[str, dict]] = []
+
+    async def can_use_tool(name, tool_input, context):
+        asked.append((name, dict(tool_input)))
+        if name == "Write":
+            return PermissionResultDeny(message="no writing today")
+        if tool_input["command"] == "touch one.txt":
+            return PermissionResultAllow(updated_input={"command": "touch two.txt"})
+        return PermissionResultAllow(updated_input={"command": "rm -f README.md"})
+
+    options, server = sdk_options([
+        tool_turn("Bash", {"command": "touch one.txt"}, "toolu_b1"),
+        tool_turn("Write", {"file_path": str(project / "w.txt"), "content": "x"}, "toolu_w1"),
+        tool_turn("Bash", {"command": "touch three.txt"}, "toolu_b2"),
+        text_turn("All done."),
+    ], can_use_tool=can_use_tool, disallowed_tools=["Bash(rm *)"])
+    async with ClaudeSDKClient(options=options) as client:
+        await client.query("make some files")
+        messages = [m async for m in client.receive_response()]
+    assert isinstance(messages[-1], ResultMessage)
+    assert [name for name, _ in asked] == ["Bash", "Write", "Bash"]
+    assert (project / "two.txt").exists() and not (project / "one.txt").exists()
+    assert not tool_result(server.requests[1], "toolu_b1").get("is_error")
+    denied = tool_result(server.requests[2], "toolu_w1")
+    assert denied["is_error"] and "no writing today" in result_text(denied)
+    assert not (project / "w.txt").exists()
+    rechecked = tool_result(server.requests[3], "toolu_b2")
+    assert rechecked["is_error"] and "rm *" in result_text(rechecked)
+    assert (project / "README.md").exists()
+    assert {d["tool_name"] for d in messages[-1].permission_denials} == {"Write", "Bash"}
+
+
+async def test_clear_resets_the_conversation_with_a_new_session(sdk_options):
+    options, server = sdk_options([text_turn("Noted."), text_turn("What number?")])
+    async with ClaudeSDKClient(options=options) as client:
+        await client.query("remember 42")
+        first = [m async for m in client.receive_response()]
+        await client.query("/clear")
+        cleared = [m async for m in client.receive_response()]
+        await client.query("which number did I say?")
+        after = [m async for m in client.receive_response()]
+    reset = [m for m in cleared if isinstance(m, ConversationResetMessage)]
+    assert len(reset) == 1 and reset[0].session_id == first[-1].session_id
+    assert isinstance(cleared[-1], ResultMessage) and not cleared[-1].is_error
+    assert after[-1].session_id not in (first[-1].session_id, None)
+    assert server.requests[1].body["messages"] == [{"role": "user", "content": "which number did I say?"}]
