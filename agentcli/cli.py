@@ -9,21 +9,12 @@ from pathlib import Path
 
 from agentcli import __version__
 from agentcli.config.modes import MODE_HELP, PERMISSION_MODES
-from agentcli.ui.protocol.flags import accepted_only_notes, add_host_flags
+from agentcli.ui.protocol.flags import accepted_only_notes, add_host_flags, whole_number
 
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+_positive_int = whole_number(1)
 
 
 def _positive_float(text: str) -> float:

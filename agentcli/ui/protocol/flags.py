@@ -7,18 +7,24 @@ agentcli has no matching capability the flag is accepted and a note says so unde
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 EFFORT_LEVELS = ("low", "medium", "high", "xhigh", "max")
 
 
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
+def whole_number(minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``minimum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    return parse
 
 
 def add_host_flags(parser: argparse.ArgumentParser) -> None:
@@ -36,7 +42,7 @@ def add_host_flags(parser: argparse.ArgumentParser) -> None:
     add("--system-prompt-file", metavar="FILE", help="replace the default system prompt with this file's text")
     add("--tools", metavar="LIST",
         help='the built-in tools to offer: "default" for all, "" for none, or names like "Read,Grep"')
-    add("--max-thinking-tokens", type=_non_negative_int, metavar="N",
+    add("--max-thinking-tokens", type=whole_number(0), metavar="N",
         help="extended thinking with a budget of N tokens (0 turns it off); also $MAX_THINKING_TOKENS")
     add("--thinking", choices=["enabled", "adaptive", "disabled"],
         help="extended thinking: enabled (with --max-thinking-tokens or a default budget), adaptive, or disabled")
@@ -53,7 +59,7 @@ def add_host_flags(parser: argparse.ArgumentParser) -> None:
     add("--setting-sources", metavar="LIST", help="accepted; every settings layer is read")
     add("--resume-session-at", metavar="MESSAGE_ID", help="accepted; the whole session is resumed")
     add("--resume-drops-turn", metavar="MESSAGE_ID", help=argparse.SUPPRESS)
-    add("--task-budget", type=_non_negative_int, metavar="TOKENS", help=argparse.SUPPRESS)
+    add("--task-budget", type=whole_number(0), metavar="TOKENS", help=argparse.SUPPRESS)
     add("--session-mirror", action="store_true", help=argparse.SUPPRESS)
     add("--mcp-config", action="append", default=[], metavar="FILE_OR_JSON",
         help="accepted; MCP servers are not supported yet")

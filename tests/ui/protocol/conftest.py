@@ -62,3 +62,15 @@ async def collect(prompt: Any, options: Any) -> list[Any]:
     from claude_agent_sdk import query
 
     return [message async for message in query(prompt=prompt, options=options)]
+
+
+async def conversation(options: Any, *prompts: str) -> list[list[Any]]:
+    """Send each prompt in turn over one ``ClaudeSDKClient``; every response's messages, up to its result."""
+    from claude_agent_sdk import ClaudeSDKClient
+
+    responses = []
+    async with ClaudeSDKClient(options=options) as client:
+        for prompt in prompts:
+            await client.query(prompt)
+            responses.append([message async for message in client.receive_response()])
+    return responses

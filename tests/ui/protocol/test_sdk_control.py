@@ -13,7 +13,7 @@ from claude_agent_sdk import (
     StreamEvent,
 )
 
-from tests.ui.protocol.conftest import result_text, text_turn, tool_result, tool_turn
+from tests.ui.protocol.conftest import conversation, result_text, text_turn, tool_result, tool_turn
 
 
 async def test_interrupt_mid_stream_ends_the_turn_and_the_next_prompt_still_runs(sdk_options):
@@ -90,13 +90,7 @@ async def test_can_use_tool_allows_with_changed_input_denies_and_deny_rules_stil
 
 async def test_clear_resets_the_conversation_with_a_new_session(sdk_options):
     options, server = sdk_options([text_turn("Noted."), text_turn("What number?")])
-    async with ClaudeSDKClient(options=options) as client:
-        await client.query("remember 42")
-        first = [m async for m in client.receive_response()]
-        await client.query("/clear")
-        cleared = [m async for m in client.receive_response()]
-        await client.query("which number did I say?")
-        after = [m async for m in client.receive_response()]
+    first, cleared, after = await conversation(options, "remember 42", "/clear", "which number did I say?")
     reset = [m for m in cleared if isinstance(m, ConversationResetMessage)]
     assert len(reset) == 1 and reset[0].session_id == first[-1].session_id
     assert isinstance(cleared[-1], ResultMessage) and not cleared[-1].is_error

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from claude_agent_sdk import AssistantMessage, ClaudeSDKClient, ResultMessage, SystemMessage, TextBlock
+from claude_agent_sdk import AssistantMessage, ResultMessage, SystemMessage, TextBlock
 
-from tests.ui.protocol.conftest import collect, last_user_text, text_turn
+from tests.ui.protocol.conftest import collect, conversation, last_user_text, text_turn
 
 
 def _texts(messages: list) -> list[str]:
@@ -44,11 +44,7 @@ async def test_query_with_an_async_iterable_runs_each_message_as_a_turn_of_one_c
 
 async def test_client_second_prompt_sees_the_first(sdk_options):
     options, server = sdk_options([text_turn("Noted: 42."), text_turn("It was 42.")])
-    async with ClaudeSDKClient(options=options) as client:
-        await client.query("remember 42")
-        first = [m async for m in client.receive_response()]
-        await client.query("what number?")
-        second = [m async for m in client.receive_response()]
+    first, second = await conversation(options, "remember 42", "what number?")
     assert _texts(first) == ["Noted: 42."] and _texts(second) == ["It was 42."]
     assert isinstance(second[-1], ResultMessage) and second[-1].result == "It was 42."
     history = server.requests[1].body["messages"]

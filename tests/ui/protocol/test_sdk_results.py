@@ -55,7 +55,7 @@ async def test_stop_hook_continue_false_ends_after_the_answer(sdk_options):
     async def enough(hook_input, tool_use_id, context):
         return {"continue_": False, "stopReason": "enough for today"}
 
-    options, server = sdk_options([text_turn("Here it is.")], hooks={"Stop": [HookMatcher(hooks=[enough])]})
+    options, _server = sdk_options([text_turn("Here it is.")], hooks={"Stop": [HookMatcher(hooks=[enough])]})
     messages = await collect("go", options)
     warnings = [m for m in messages if isinstance(m, SystemMessage) and m.subtype == "warning"]
     assert any("enough for today" in m.data["message"] for m in warnings)
@@ -127,7 +127,7 @@ async def test_structured_output_gives_up_after_the_retries(sdk_options):
 
 
 async def test_an_api_error_raises_the_sdks_result_error(sdk_options):
-    options, server = sdk_options([
+    options, _server = sdk_options([
         {"fault": {"kind": "http", "status": 400, "error_type": "invalid_request_error", "message": "bad things"}},
     ])
     with pytest.raises(ResultError) as raised:
