@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from agentcli.hooks.config import DEFAULT_TIMEOUT_S, EVENTS, ConfiguredHook
 from agentcli.tools.permissions import PermissionAnswer, PermissionPolicy, PermissionRequest
 from agentcli.tools.rules import InvalidRule, parse_rule
 from agentcli.ui.protocol.channel import Channel, HostError
+from agentcli.ui.protocol.orphans import drop_question, save_question
 
 HOST_HOOK_SOURCE = "sdk"
 
@@ -52,24 +54,30 @@ class HostPermissions:
     """An ``AskUser`` that puts the question to the driving program (``--permission-prompt-tool stdio``)."""
 
     def __init__(self, channel: Channel, policy: Callable[[], PermissionPolicy | None],
-                 interrupt: Callable[[], None]) -> None:
+                 interrupt: Callable[[], None], questions: Callable[[], Path | None]) -> None:
         self.channel = channel
         self.policy = policy
         self.interrupt = interrupt
+        self.questions = questions
+        """Where the open question is kept while it waits (see :mod:`agentcli.ui.protocol.orphans`)."""
 
     async def __call__(self, request: PermissionRequest) -> PermissionAnswer:
+        path = self.questions()
+        save_question(path, request)
         try:
-            reply = await self.channel.request({
-                "subtype": "can_use_tool",
-                "tool_name": request.tool_name,
-                "input": request.tool_input,
-                "permission_suggestions": suggestion_updates(request.suggestions) or None,
-                "blocked_path": None,
-                "decision_reason": request.reason,
-                "tool_use_id": request.tool_use_id,
-            })
+            reply = await self._ask(request)
         except HostError as exc:
+            if self.channel.closed:
+                # The program went away mid-question: stop here and keep the question for the next start.
+                self.interrupt()
+                return PermissionAnswer("deny", "the program driving agentcli went away before answering; the "
+                                                "question will be asked again when the session resumes")
+            drop_question(path)
             return PermissionAnswer("deny", f"the program driving agentcli did not answer ({exc})")
+        except BaseException:
+            drop_question(path)
+            raise
+        drop_question(path)
         if reply.get("behavior") == "allow":
             updated = reply.get("updatedInput")
             apply_updates(self.policy(), reply.get("updatedPermissions"))
@@ -78,6 +86,17 @@ class HostPermissions:
         if reply.get("interrupt"):
             self.interrupt()
         return PermissionAnswer("deny", str(reply.get("message") or ""))
+
+    async def _ask(self, request: PermissionRequest) -> dict[str, Any]:
+        return await self.channel.request({
+            "subtype": "can_use_tool",
+            "tool_name": request.tool_name,
+            "input": request.tool_input,
+            "permission_suggestions": suggestion_updates(request.suggestions) or None,
+            "blocked_path": None,
+            "decision_reason": request.reason,
+            "tool_use_id": request.tool_use_id,
+        })
 
 
 def host_hooks(config: Any, channel: Channel) -> tuple[list[ConfiguredHook], list[str]]:

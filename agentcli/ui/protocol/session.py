@@ -29,6 +29,7 @@ from agentcli.ui.protocol.frames import (
     parse_frame,
 )
 from agentcli.ui.protocol.host import HostPermissions
+from agentcli.ui.protocol.orphans import answer_orphan, question_path, take_question
 
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
@@ -48,8 +49,13 @@ class ProtocolFace:
         self._controls: dict[str, asyncio.Task[None]] = {}
         self._turn_running = False
         self.last_failed = False
+        self._orphan: dict[str, Any] | None = None
         if host_permissions:
-            options.ask_permission = HostPermissions(self.channel, self._policy, self.interrupt)
+            options.ask_permission = HostPermissions(self.channel, self._policy, self.interrupt,
+                                                     lambda: question_path(self.options.session))
+            session = options.session
+            if session is not None and session.resumed_from == session.session_id:
+                self._orphan = take_question(question_path(session))
 
     # -- the session -----------------------------------------------------------------------------------------
 
@@ -162,6 +168,8 @@ class ProtocolFace:
                 self.emit(message, frame)
             return
         engine = self.engine()
+        if self._orphan is not None:
+            content = await self._answer_orphan(engine, content)
         if self.replay:
             self.emit({"type": "user", "message": frame.message.model_dump(), "session_id": engine.session_id,
                        "parent_tool_use_id": frame.parent_tool_use_id, "uuid": frame.uuid or str(uuid.uuid4()),
@@ -173,6 +181,17 @@ class ProtocolFace:
                     self.emit(message, frame)
         finally:
             self._turn_running = False
+
+    async def _answer_orphan(self, engine: QueryEngine, content: str | list[dict[str, Any]]) -> Any:
+        """The question the last run left open, asked once; what became of it goes to the model with ``content``."""
+        record, self._orphan = self._orphan, None
+        assert record is not None
+        decision, note = await answer_orphan(engine, record)
+        self.emit({"type": "system", "subtype": "orphaned_permission", "tool_use_id": record.get("tool_use_id"),
+                   "tool_name": record.get("tool_name"), "decision": decision, "message": note,
+                   "session_id": engine.session_id, "uuid": str(uuid.uuid4())})
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+        return [{"type": "text", "text": f"<system-reminder>\n{note}\n</system-reminder>"}, *blocks]
 
 
 def run_protocol(options: SessionOptions, credentials: Credentials, *, replay: bool, host_permissions: bool,

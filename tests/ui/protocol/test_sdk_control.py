@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from claude_agent_sdk import (
@@ -96,3 +97,34 @@ async def test_clear_resets_the_conversation_with_a_new_session(sdk_options):
     assert isinstance(cleared[-1], ResultMessage) and not cleared[-1].is_error
     assert after[-1].session_id not in (first[-1].session_id, None)
     assert server.requests[1].body["messages"] == [{"role": "user", "content": "which number did I say?"}]
+
+
+async def test_interrupt_cancels_an_open_permission_question(sdk_options, project: Path):
+    asked = asyncio.Event()
+    cancelled = asyncio.Event()
+
+    async def can_use_tool(name, tool_input, context):
+        asked.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    options, server = sdk_options([tool_turn("Bash", {"command": "touch never.txt"}, "toolu_b1"),
+                                   text_turn("Stopped.")], can_use_tool=can_use_tool)
+    async with ClaudeSDKClient(options=options) as client:
+        await client.query("make a file")
+
+        async def interrupt_once_asked() -> None:
+            await asked.wait()
+            await client.interrupt()
+
+        interrupting = asyncio.create_task(interrupt_once_asked())
+        messages = [m async for m in client.receive_response()]
+        await interrupting
+        await asyncio.wait_for(cancelled.wait(), 30)
+    result = messages[-1]
+    assert isinstance(result, ResultMessage) and result.is_error and result.terminal_reason == "aborted_tools"
+    assert not (project / "never.txt").exists()
+    assert len(server.requests) == 1

@@ -104,3 +104,58 @@ def test_control_responses_carry_the_request_ids(project, fake_api, run_cli_env)
     usage = replies["b"]["response"]
     assert usage["totalTokens"] > 0 and usage["maxTokens"] >= usage["totalTokens"]
     assert replies["c"]["subtype"] == "error" and "no_such" in replies["c"]["error"]
+
+
+def _start(project: Path, env: dict[str, str], args: list[str]) -> subprocess.Popen[str]:
+    return subprocess.Popen([AGENTCLI, *args], cwd=project, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+
+
+def _send(proc: subprocess.Popen[str], frame: dict[str, Any] | str) -> None:
+    assert proc.stdin is not None
+    proc.stdin.write((frame if isinstance(frame, str) else json.dumps(frame)) + "\n")
+    proc.stdin.flush()
+
+
+def test_a_question_left_open_when_the_program_went_away_is_asked_once_on_the_next_start(
+        project, fake_api, run_cli_env):
+    server = fake_api({"turns": [tool_turn("Bash", {"command": "touch approved.txt"}, "toolu_orphan"),
+                                 text_turn("Noted.")]})
+    env = run_cli_env(server)
+    args = [*STREAM, "--permission-prompt-tool", "stdio"]
+    with _start(project, env, args) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        _send(proc, _user("make the file"))
+        for line in proc.stdout:
+            if json.loads(line)["type"] == "control_request":
+                break
+        proc.stdin.close()  # the driving program dies without answering
+        lines = [json.loads(line) for line in proc.stdout]
+        assert proc.wait(timeout=60) == 1
+    session_id = lines[-1]["session_id"]
+    assert lines[-1]["type"] == "result" and lines[-1]["is_error"]
+    assert not (project / "approved.txt").exists()
+
+    asked = []
+    with _start(project, env, [*args, f"--resume={session_id}"]) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        _send(proc, _user("go on"))
+        for line in proc.stdout:
+            frame = json.loads(line)
+            if frame["type"] == "control_request":
+                asked.append(frame["request"]["tool_use_id"])
+                _send(proc, {"type": "control_response", "response": {
+                    "subtype": "success", "request_id": frame["request_id"],
+                    "response": {"behavior": "allow", "updatedInput": {"command": "touch approved.txt"}}}})
+            if frame["type"] == "result":
+                break
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    assert asked == ["toolu_orphan"]
+    assert (project / "approved.txt").exists()
+    note = server.requests[-1].body["messages"][-1]["content"][0]["text"]
+    assert "toolu_orphan" in note and "approved" in note
+
+    again = subprocess.run([AGENTCLI, *args, f"--resume={session_id}"], cwd=project, env=env, text=True,
+                           input=_user("and again") + "\n", capture_output=True, timeout=60)
+    assert '"can_use_tool"' not in again.stdout  # asked once, not again
