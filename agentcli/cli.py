@@ -193,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
         from agentcli.ui.protocol.session import run_protocol
 
         code = run_protocol(options, credentials, replay=args.replay_user_messages, verbose=args.verbose,
-                            host_permissions=args.permission_prompt_tool == "stdio")
+                            host_permissions=args.permission_prompt_tool == "stdio",
+                            hook_events=args.include_hook_events)
     else:
         from agentcli.ui.headless import run_headless
 

@@ -12,7 +12,7 @@ import json
 import os
 import signal
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -117,6 +117,9 @@ class HookOutcome:
         return None
 
 
+HookObserver = Callable[[str, ConfiguredHook, "HookResult | None"], None]
+
+
 class HookRunner:
     """The session's hooks and what every hook process gets: stdin fields, environment, working directory."""
 
@@ -136,6 +139,8 @@ class HookRunner:
         self.transcript_path = transcript_path
         self.permission_mode = permission_mode
         self.env = dict(env or {})
+        self.observer: HookObserver | None = None
+        """Told when each hook starts (result None) and ends; a face that reports hook runs sets it."""
 
     def has(self, event: str) -> bool:
         return any(hook.event == event for hook in self.hooks)
@@ -165,8 +170,16 @@ class HookRunner:
             **fields,
         }
         data = json.dumps(payload, ensure_ascii=False).encode()
-        outcome.results = list(await asyncio.gather(*(self._run_one(hook, data) for hook in hooks)))
+        outcome.results = list(await asyncio.gather(*(self._observed(event, hook, data) for hook in hooks)))
         return outcome
+
+    async def _observed(self, event: str, hook: ConfiguredHook, stdin: bytes) -> HookResult:
+        if self.observer is not None:
+            self.observer(event, hook, None)
+        result = await self._run_one(hook, stdin)
+        if self.observer is not None:
+            self.observer(event, hook, result)
+        return result
 
     async def _run_one(self, hook: ConfiguredHook, stdin: bytes) -> HookResult:
         if hook.callback is not None:

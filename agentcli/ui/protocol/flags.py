@@ -83,6 +83,8 @@ def accepted_only_notes(args: argparse.Namespace) -> list[str]:
         "strict_mcp_config": "--strict-mcp-config is ignored (no MCP servers)",
     }
     notes = [note for key, note in unsupported.items() if getattr(args, key, None) not in (None, False, [])]
+    if getattr(args, "include_hook_events", False) and getattr(args, "input_format", "text") != "stream-json":
+        notes.append("--include-hook-events: hook events are printed with --input-format stream-json only")
     tool = getattr(args, "permission_prompt_tool", None)
     if tool not in (None, "stdio"):
         notes.append(f"--permission-prompt-tool {tool}: only stdio is supported; calls needing approval are denied")

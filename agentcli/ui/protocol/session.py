@@ -37,13 +37,16 @@ EXIT_BROKEN_PIPE = 141
 
 class ProtocolFace:
     def __init__(self, options: SessionOptions, credentials: Credentials, *, out: TextIO, err: TextIO,
-                 replay: bool = False, host_permissions: bool = False, verbose: bool = False) -> None:
+                 replay: bool = False, host_permissions: bool = False, verbose: bool = False,
+                 hook_events: bool = False) -> None:
         self.options = options
         self.credentials = credentials
         self.channel = Channel(out)
         self.err = err
         self.replay = replay
         self.verbose = verbose
+        self.hook_events = hook_events
+        self._hook_ids: dict[tuple[str, str], str] = {}
         self.queue: asyncio.Queue[UserFrame | None] = asyncio.Queue()
         self._engine: QueryEngine | None = None
         self._controls: dict[str, asyncio.Task[None]] = {}
@@ -67,6 +70,9 @@ class ProtocolFace:
         """The session's engine, built on first use so that hooks registered by ``initialize`` are part of it."""
         if self._engine is None:
             self._engine = build_engine(self.options, self.credentials)
+            hooks = self._engine.config.hooks
+            if self.hook_events and hooks is not None:
+                hooks.runner.observer = self._hook_event
             for notice in self.options.notices:
                 self.note(notice)
             self.options.notices.clear()
@@ -96,6 +102,20 @@ class ProtocolFace:
         self.err.flush()
 
     # -- output ----------------------------------------------------------------------------------------------
+
+    def _hook_event(self, event: str, hook: Any, result: Any) -> None:
+        """``--include-hook-events``: a ``hook_started`` and a ``hook_response`` line for every hook run."""
+        key = (event, hook.command)
+        frame: Message = {"type": "system", "hook_name": f"{event}:{hook.command}", "hook_event": event,
+                          "session_id": self._engine.session_id if self._engine else "", "uuid": str(uuid.uuid4())}
+        if result is None:
+            self._hook_ids[key] = frame["hook_id"] = str(uuid.uuid4())
+            self.emit({**frame, "subtype": "hook_started"})
+            return
+        failed = result.error is not None or result.timed_out
+        self.emit({**frame, "subtype": "hook_response", "hook_id": self._hook_ids.pop(key, str(uuid.uuid4())),
+                   "output": result.stdout, "stdout": result.stdout, "stderr": result.stderr,
+                   "exit_code": result.exit_code, "outcome": "error" if failed else "success"})
 
     def emit(self, message: Message, frame: UserFrame | None = None) -> None:
         if message.get("type") == "result":
@@ -195,10 +215,10 @@ class ProtocolFace:
 
 
 def run_protocol(options: SessionOptions, credentials: Credentials, *, replay: bool, host_permissions: bool,
-                 verbose: bool) -> int:
+                 verbose: bool, hook_events: bool) -> int:
     """Serve stdin until it ends; the exit status is 1 when the last turn failed."""
     face = ProtocolFace(options, credentials, out=sys.stdout, err=sys.stderr, replay=replay,
-                       host_permissions=host_permissions, verbose=verbose)
+                       host_permissions=host_permissions, verbose=verbose, hook_events=hook_events)
 
     async def main() -> int:
         loop = asyncio.get_running_loop()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from claude_agent_sdk import ClaudeSDKClient, HookMatcher, ResultMessage, SystemMessage
+from claude_agent_sdk import ClaudeSDKClient, HookEventMessage, HookMatcher, ResultMessage, SystemMessage
 from claude_agent_sdk._errors import ResultError
 
 from tests.ui.protocol.conftest import collect, last_user_text, result_text, text_turn, tool_result, tool_turn
@@ -28,8 +28,12 @@ async def test_hook_callbacks_add_context_and_deny_a_tool(sdk_options, project: 
         [tool_turn("Bash", {"command": "ls"}, "toolu_b1"), text_turn("Fine, no shell.")],
         hooks={"UserPromptSubmit": [HookMatcher(hooks=[add_context])],
                "PreToolUse": [HookMatcher(matcher="Bash", hooks=[deny_bash])]},
+        include_hook_events=True,
     )
     messages = await collect("list the files", options)
+    events = [(m.subtype, m.hook_event_name) for m in messages if isinstance(m, HookEventMessage)]
+    assert events == [("hook_started", "UserPromptSubmit"), ("hook_response", "UserPromptSubmit"),
+                      ("hook_started", "PreToolUse"), ("hook_response", "PreToolUse")]
     assert isinstance(messages[-1], ResultMessage) and not messages[-1].is_error
     assert seen == ["UserPromptSubmit", "PreToolUse:Bash:toolu_b1"]
     assert "The secret word is plum." in last_user_text(server.requests[0])
