@@ -18,7 +18,7 @@ from agentcli.config.paths import sessions_dir
 from agentcli.session.listing import SUFFIX, find_elsewhere, find_session, latest_session
 from agentcli.session.load import REPAIR_SUBTYPE, load_transcript
 from agentcli.session.redact import Redactor, secret_values
-from agentcli.session.store import TranscriptStore
+from agentcli.session.store import TranscriptBusy, TranscriptStore
 
 Message = dict[str, Any]
 
@@ -44,6 +44,22 @@ class NothingToContinue(SessionError):
 class SessionIdInUse(SessionError):
     def __init__(self, session_id: str) -> None:
         super().__init__(f"Session ID {session_id} is already in use")
+
+
+class SessionBusy(SessionError):
+    """Another agentcli process is writing this session; two writers would interleave their lines."""
+
+    def __init__(self, session_id: str, pid: int | None) -> None:
+        if pid == os.getpid():
+            who = "this agentcli process already"
+        else:
+            who = f"another agentcli process (pid {pid})" if pid else "another agentcli process"
+        super().__init__(
+            f"Session {session_id} is open in {who}; two processes writing one session would mix up its "
+            f"history. Close the other one, or go on in a copy: agentcli --resume {session_id} --fork-session"
+        )
+        self.session_id = session_id
+        self.pid = pid
 
 
 class ConflictingFlags(SessionError):
@@ -116,9 +132,16 @@ def open_session(
         new_id = wanted or str(uuid.uuid4())
         return OpenedSession(new_id, _new_store(cwd, new_id, redactor, exists_ok=wanted is None))
 
-    transcript = load_transcript(source, keep_entries=fork)
     old_id = source.name.removesuffix(SUFFIX)
-    if fork:
+    store: TranscriptStore | None = None
+    if not fork:  # the lock first, so no other writer adds lines between the load and this run's first one
+        store = TranscriptStore(source, old_id, cwd, redactor=redactor)
+        try:
+            store.lock()
+        except TranscriptBusy as exc:
+            raise SessionBusy(old_id, exc.pid) from None
+    transcript = load_transcript(source, keep_entries=fork)
+    if store is None:
         new_id = wanted or str(uuid.uuid4())
         store = _new_store(cwd, new_id, redactor, exists_ok=False)
         # Repair notes name line numbers of the original file; the copy's numbers differ.
@@ -126,7 +149,7 @@ def open_session(
         store.record({"type": "system", "subtype": "session_fork", "forkedFrom": old_id})
     else:
         new_id = old_id
-        store = TranscriptStore(source, old_id, cwd, parent_uuid=transcript.last_uuid, redactor=redactor)
+        store.last_uuid = transcript.last_uuid
         if transcript.torn_tail:
             store.seal()
         if transcript.new_bad_lines:
@@ -143,3 +166,4 @@ def _new_store(cwd: Path, session_id: str, redactor: Redactor | None, *, exists_
     if path.exists() and not exists_ok:
         raise SessionIdInUse(session_id)
     return TranscriptStore(path, session_id, cwd, redactor=redactor)
+

@@ -9,6 +9,8 @@ written, so a run that fails before its prompt leaves nothing behind.
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
 import json
 import os
 import stat
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli import __version__
+from agentcli.files.atomic import sync_folder
 from agentcli.session.gitinfo import find_head, read_branch
 from agentcli.session.redact import Redactor
 
@@ -126,7 +129,7 @@ class TranscriptStore:
             os.fsync(self._fd)
             if self._created:
                 self._created = False
-                _fsync_dir(self.path.parent)
+                sync_folder(self.path.parent)
             self._dirty = False
         except OSError as exc:
             self._error(f"could not sync the transcript {self.path}: {exc.strerror or exc}")
@@ -146,6 +149,19 @@ class TranscriptStore:
     def seal(self) -> None:
         """End a line a crash cut short, so the next line starts on a line of its own."""
         self._write_bytes(b"\n")
+
+    def lock(self) -> None:
+        """Become the session's one writer: an advisory lock on the transcript, held until :meth:`close` (the
+        kernel drops it if the process dies). Raises :class:`TranscriptBusy` when another process holds it."""
+        fd = self._open()
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
+                return  # a file system without locks: carry on unguarded, as before
+            holder = lock_holder(fd)
+            self.close()
+            raise TranscriptBusy(self.path, holder) from None
 
     def close(self) -> None:
         if self._fd is not None:
@@ -209,12 +225,39 @@ class TranscriptStore:
                 os.fchmod(fd, FILE_MODE)
             self._fd = fd
             self._created = not existed
+            if not existed:  # a new session's file is ours from its first line
+                with contextlib.suppress(OSError):
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         return self._fd
 
     def _error(self, message: str) -> None:
         # Persistence must never end the session; the face reports these once the run is over.
         if message not in self.errors:
             self.errors.append(message)
+
+
+class TranscriptBusy(Exception):
+    """Another process is writing this transcript; ``pid`` is that process where the system says."""
+
+    def __init__(self, path: Path, pid: int | None) -> None:
+        super().__init__(f"{path} is locked by another process" + (f" (pid {pid})" if pid else ""))
+        self.path = path
+        self.pid = pid
+
+
+def lock_holder(fd: int) -> int | None:
+    """The process holding a lock on ``fd``'s file, from ``/proc/locks`` (Linux); None where unknown."""
+    info = os.fstat(fd)
+    key = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+    try:
+        with open("/proc/locks", encoding="ascii", errors="replace") as locks:
+            for line in locks:
+                fields = line.split()
+                if len(fields) > 5 and fields[1] == "FLOCK" and fields[5] == key and fields[4].isdigit():
+                    return int(fields[4])
+    except OSError:
+        pass
+    return None
 
 
 def _is_tool_result(entry: Entry) -> bool:
@@ -225,9 +268,3 @@ def _is_tool_result(entry: Entry) -> bool:
     )
 
 
-def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

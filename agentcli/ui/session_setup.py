@@ -72,7 +72,14 @@ def exit_epilogue(setup: SessionSetup, resume_id: str | None, error: str | None 
 
 
 class StartupError(Exception):
-    """The session can't start (a bad ``--resume`` id, no credentials); the message is for the user."""
+    """The session can't start (a bad ``--resume`` id, no credentials); the message is for the user.
+
+    ``can_fork``: the session is open in another process; the face may offer :meth:`SessionSetup.fork_instead`.
+    """
+
+    def __init__(self, message: str, *, can_fork: bool = False) -> None:
+        super().__init__(message)
+        self.can_fork = can_fork
 
 
 @dataclass
@@ -128,12 +135,18 @@ class SessionSetup:
         """Build the engine (blocking). Raises :class:`StartupError` for what the user must fix."""
         from agentcli.bootstrap import MissingCredentials, build_engine, credentials_from_env
         from agentcli.session import SessionError
+        from agentcli.session.resume import SessionBusy
 
         try:
             credentials = self.credentials or credentials_from_env(self.options)
             return build_engine(self.options, credentials)
         except (SessionError, MissingCredentials) as exc:
-            raise StartupError(str(exc)) from None
+            raise StartupError(str(exc), can_fork=isinstance(exc, SessionBusy)) from None
+
+    def fork_instead(self) -> None:
+        """Go on in a copy of the session another process is writing (the user said so)."""
+        self.options.fork_session = True
+        self.options.session = None
 
     async def build_async(self) -> Any:
         engine = await asyncio.to_thread(self.build)

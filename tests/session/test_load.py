@@ -168,6 +168,7 @@ async def test_resumed_engine_request_passes_validation(fake_api, make_engine, t
     server = fake_api(tool_session)
     engine = make_engine(server)
     await collect(engine, "first")
+    engine.config.recorder.close()  # that run ended: its lock on the session is released
     path = transcripts()[0]
     # Cut the file inside the second assistant message's tool call: the crash case.
     lines = path.read_bytes().splitlines(keepends=True)

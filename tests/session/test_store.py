@@ -192,10 +192,13 @@ async def test_a_short_exchange_costs_under_5_kb(fake_api, make_engine, transcri
     server = fake_api({"turns": [text_turn("Hello! How can I help?")] * 3})
     first = make_engine(server)
     await collect(first, "hi")
+    first.config.recorder.close()
     [path] = transcripts()
     sizes = [path.stat().st_size]
     for _ in range(2):
-        await collect(make_engine(server, continue_session=True), "hi")
+        again = make_engine(server, continue_session=True)
+        await collect(again, "hi")
+        again.config.recorder.close()
         sizes.append(path.stat().st_size)
     assert transcripts() == [path]
     assert all(b - a <= 5000 for a, b in itertools.pairwise(sizes)), sizes

@@ -342,7 +342,7 @@ async def test_resume_picker_lists_and_resumes_a_session(make_app, make_engine, 
     earlier = fake_api({"turns": [text_turn("the earlier answer")]})
     engine = make_engine(earlier)
     await collect(engine, "an earlier question")
-    engine.config.recorder.flush(durable=True)
+    engine.config.recorder.close()  # that run is over: the session is free to resume
     app, server = make_app([text_turn("continuing")], pick_resume=True)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, ResumePicker))

@@ -309,7 +309,7 @@ async def test_resume_without_an_id_offers_a_numbered_menu(start_repl, make_engi
     earlier = fake_api({"turns": [text_turn("the earlier answer")]})
     engine = make_engine(earlier)
     await collect(engine, "an earlier question")
-    engine.config.recorder.flush(durable=True)
+    engine.config.recorder.close()  # that run is over: the session is free to resume
     repl = start_repl([text_turn("continuing")], pick_resume=True)
     await repl.wait_for("Which one?")
     assert "1. " in repl.output and "an earlier question" in repl.output and "2 messages" in repl.output
@@ -391,3 +391,18 @@ async def test_broken_settings_are_shown_once_and_skipped(start_repl, project: P
     await repl.send("hi")
     assert repl.output.count("settings.local.json") == 1 and "not valid JSON" in repl.output
     assert "still works" in repl.output
+
+
+async def test_a_session_open_elsewhere_is_offered_as_a_fork(start_repl, make_engine, fake_api):
+    holder = make_engine(fake_api({"turns": [text_turn("the earlier answer")]}))
+    await collect(holder, "an earlier question")  # its transcript stays locked, as by a running agentcli
+    session_id = holder.session_id
+    repl = start_repl([text_turn("in the fork")], resume=session_id)
+    await repl.wait_for("Fork it")
+    assert f"Session {session_id} is open in this agentcli process already" in repl.output
+    repl.type("1")
+    await repl.send("and then")
+    engine = repl.repl.engine
+    assert engine.session_id != session_id
+    assert [m["content"] for m in engine.messages if m["role"] == "user"] == ["an earlier question", "and then"]
+    holder.config.recorder.close()

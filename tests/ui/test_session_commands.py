@@ -146,7 +146,7 @@ async def test_resume_switches_to_an_earlier_session_in_place(make_app, make_eng
     earlier = fake_api({"turns": [text_turn("the earlier answer")]})
     engine = make_engine(earlier)
     await collect(engine, "an earlier question")
-    engine.config.recorder.flush(durable=True)
+    engine.config.recorder.close()  # that run is over: the session is free to resume
     earlier_id = engine.session_id
     app, server = make_app([text_turn("a fresh answer"), text_turn("continuing")])
     async with app.run_test(size=SIZE) as pilot:
@@ -197,3 +197,25 @@ async def test_new_commands_are_completed_and_listed_in_help(make_app):
         text = screen_text(app)
     for command in ("/export", "/hooks", "/resume"):
         assert command in text
+
+
+async def test_a_session_open_elsewhere_is_offered_as_a_fork(make_app, make_engine, fake_api):
+    from agentcli.ui.tui.screens.fork import ForkScreen
+    from tests.conftest import collect
+
+    holder = make_engine(fake_api({"turns": [text_turn("the earlier answer")]}))
+    await collect(holder, "an earlier question")  # its transcript stays locked, as by a running agentcli
+    app, server = make_app([text_turn("in the fork")], resume=holder.session_id)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, ForkScreen))
+        await pilot.pause(0.05)
+        shown = " ".join(screen_text(app).replace("│", " ").split())
+        assert "is open in this agentcli process already" in shown and "Fork it" in shown
+        await pilot.press("enter")  # the first choice: fork it
+        await wait_for(pilot, lambda: app._engine_ready.is_set())
+        assert app.session_id not in (None, holder.session_id)
+        await send(pilot, "and then")
+        await idle(pilot)
+    body = json.dumps(server.requests[-1].body)
+    assert "an earlier question" in body and "and then" in body
+    holder.config.recorder.close()

@@ -100,7 +100,14 @@ class Repl:
             options.ask_permission = self.ask_permission
             options.include_partial_messages = True
             options.interactive = True
-            self.engine = await asyncio.to_thread(setup.build)
+            try:
+                self.engine = await asyncio.to_thread(setup.build)
+            except StartupError as busy:
+                if not busy.can_fork or not await questions.ask_fork(self.console, str(busy), input=self.input,
+                                                                     output=self.output):
+                    raise
+                setup.fork_instead()
+                self.engine = await asyncio.to_thread(setup.build)
         except StartupError as exc:
             self.view.error(f"agentcli: {exc}")
             return int(getattr(exc.__context__, "exit_code", EXIT_ERROR))

@@ -80,6 +80,19 @@ async def ask_trust(console: Console, folder: Path, hook_count: int, *, input: I
     return trusted
 
 
+async def ask_fork(console: Console, reason: str, *, input: Input | None = None,
+                   output: Output | None = None) -> bool:
+    """The session is open in another agentcli: go on in a copy of it instead?"""
+    console.print(Text(reason, style="yellow"))
+    console.print(Text("  1. Fork it: go on in a new session that starts with its history\n  2. Don't start"))
+    try:
+        choice = await ask_key("  1/2 › ", {"1": "yes", "y": "yes", "2": "no", "n": "no"}, input=input,
+                               output=output)
+    except KeyboardInterrupt:
+        choice = None
+    return choice == "yes"
+
+
 def age(seconds: float) -> str:
     """How long ago, as people say it ("5m ago"): easier to tell sessions apart than timestamps."""
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):

@@ -48,7 +48,17 @@ class SessionControl:
             setup.options.ask_permission = self.ask_permission
             setup.options.include_partial_messages = True
             setup.options.interactive = True
-            engine = await setup.build_async()
+            try:
+                engine = await setup.build_async()
+            except StartupError as busy:
+                if not busy.can_fork:
+                    raise
+                from agentcli.ui.tui.screens.fork import ForkScreen
+
+                if not await self.push_screen_wait(ForkScreen(str(busy))):
+                    raise
+                setup.fork_instead()
+                engine = await setup.build_async()
         except StartupError as exc:
             self._startup_failed(str(exc))
             return
