@@ -12,6 +12,7 @@ from typing import Any
 
 from agentcli.api.client import AnthropicClient, Credentials
 from agentcli.api.retry import RetryPolicy
+from agentcli.commands import slash_command_names
 from agentcli.config.settings import LoadedSettings, load_settings
 from agentcli.config.thinking import max_tokens_for, thinking_param
 from agentcli.context.system_prompt import build_system_prompt
@@ -183,6 +184,7 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
     if hooks is not None:
         config.can_use_tool = gate_with_pre_tool_use(policy, hooks)
     config.permission_policy = policy
+    config.slash_commands = slash_command_names(config.slash_commands)
     if session is not None:
         config.session_id = session.session_id
         config.recorder = session.store

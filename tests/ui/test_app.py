@@ -309,13 +309,16 @@ async def test_ctrl_c_clears_then_exits(make_app):
     assert app.return_code in (0, None)
 
 
-async def test_ctrl_d_exits(make_app):
+async def test_ctrl_d_keeps_the_draft_and_exits_on_the_second_press(make_app):
     app, _server = make_app([text_turn("ok")])
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
+        await type_text(pilot, "draft")
         await pilot.press("ctrl+d")
-        await pilot.pause(0.2)
-        assert not app.is_running
+        await wait_for(pilot, lambda: "ctrl+d again to exit" in screen_text(app))
+        assert app.is_running and app.prompt_input.text == "draft"
+        await pilot.press("ctrl+d")
+        await wait_for(pilot, lambda: not app.is_running)
 
 
 async def test_bad_settings_are_shown_once_and_dismissed(make_app, project: Path):

@@ -326,7 +326,7 @@ async def test_export_writes_the_conversation_as_markdown(start_repl, project: P
     await repl.send("what is the answer?")
     await repl.idle()
     repl.type("/export notes/chat.md" + ENTER)
-    await repl.wait_for("Exported 2 messages to")
+    await repl.wait_for("Exported the conversation (2 messages) to")
     text = (project / "notes" / "chat.md").read_text()
     assert "## You\n\nwhat is the answer?" in text and "The answer is 42." in text
 
@@ -339,8 +339,9 @@ async def test_hooks_command_lists_hooks_by_event_with_their_file(start_repl, he
     repl = start_repl([])
     await repl.idle()
     repl.type("/hooks" + ENTER)
-    await repl.wait_for("[Bash] echo checked")
-    assert "PreToolUse\n" in repl.output and f"(timeout 5 s, {user})" in " ".join(repl.output.split())
+    await repl.wait_for("$ echo checked")
+    assert "PreToolUse\n" in repl.output
+    assert "matcher Bash · timeout 5 s · ~/config/agentcli/settings.json" in " ".join(repl.output.split())
 
 
 async def test_help_unknown_commands_and_clear(start_repl):

@@ -219,3 +219,53 @@ async def test_a_session_open_elsewhere_is_offered_as_a_fork(make_app, make_engi
     body = json.dumps(server.requests[-1].body)
     assert "an earlier question" in body and "and then" in body
     holder.config.recorder.close()
+
+
+async def test_completion_shows_argument_hints_in_brackets(make_app):
+    """The menu used to read "[FILE]" as markup and drop it."""
+    app, _server = make_app([text_turn("ok")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "/expo")
+        await wait_for(pilot, lambda: "[FILE]" in screen_text(app))
+
+
+async def test_an_unknown_command_suggests_the_closest_one(make_app):
+    app, server = make_app([text_turn("ok")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "/stauts")
+        await pilot.press("escape", "enter")
+        await wait_for(pilot, lambda: "Did you mean /status?" in screen_text(app))
+    assert server.requests == []
+
+
+async def test_clear_starts_a_new_session_in_the_tui(make_app):
+    app, server = make_app([text_turn("first"), text_turn("second")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "hello")
+        await idle(pilot)
+        first = app.session_id
+        await send(pilot, "/clear")
+        await wait_for(pilot, lambda: app.session_id != first and app._engine_ready.is_set())
+        await wait_for(pilot, lambda: f"agentcli --resume {first}" in last_notice(app))
+        assert "hello" not in screen_text(app)
+        await send(pilot, "again")
+        await idle(pilot)
+    assert len(server.requests[-1].body["messages"]) == 1
+
+
+async def test_status_permissions_context_and_model(make_app):
+    app, _server = make_app([text_turn("ok")], allowed_tools=["Bash(git log:*)"])
+    async with app.run_test(size=(120, 50)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/status")
+        await wait_for(pilot, lambda: f"Session      {app.session_id}" in screen_text(app))
+        await send(pilot, "/permissions")
+        await wait_for(pilot, lambda: "Bash(git log:*)   (cliArg)" in screen_text(app))
+        await send(pilot, "/context")
+        await wait_for(pilot, lambda: "Context: " in screen_text(app) and "System prompt" in screen_text(app))
+        await send(pilot, "/model claude-haiku-5-5")
+        await wait_for(pilot, lambda: "Model set to claude-haiku-5-5" in screen_text(app))
+        assert app.engine.config.model == "claude-haiku-5-5"

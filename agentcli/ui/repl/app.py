@@ -59,7 +59,8 @@ class Repl:
         self.history = history or PromptHistory(None)
         self.handle_signals = handle_signals
         self.view = TurnView(self.console, self.cwd)
-        self.session = make_prompt_session(self.history, input=self.input, output=self.output)
+        self.session = make_prompt_session(self.history, input=self.input, output=self.output,
+                                           engine=lambda: self.engine)
         self.engine: Any = None
         self.busy = False
         self.prompting = False
@@ -134,6 +135,13 @@ class Repl:
         self.view.notice("/help for keys and commands · esc interrupts · ctrl+d exits")
         if engine.messages:
             self.view.notice(f"Resumed session {engine.session_id} ({len(engine.messages)} messages)")
+            self._show_resumed()
+        # The SDK is imported on the first request; do it now, while the user is still typing.
+        self._spawn(asyncio.to_thread(importlib.import_module, "anthropic"))
+
+    def _show_resumed(self) -> None:
+        engine = self.engine
+        if engine.messages:
             self.view.replay(engine.messages)
             usage = engine.total_usage
             self.view.set_session_cost(engine.total_cost_usd, (
@@ -141,8 +149,6 @@ class Repl:
                     "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")),
                 int(usage.get("output_tokens") or 0)))
             self._remember_session()
-        # The SDK is imported on the first request; do it now, while the user is still typing.
-        self._spawn(asyncio.to_thread(importlib.import_module, "anthropic"))
 
     async def _pick_session(self) -> None:
         setup = self.setup
@@ -168,16 +174,27 @@ class Repl:
         if self.setup.options.session is not None and session_id not in self.resume_ids:
             self.resume_ids.append(session_id)
 
-    async def new_session(self) -> bool:
-        """``/clear``: end this session (it stays resumable) and go on in a new, empty one; False if none could
-        be started (the REPL then ends)."""
+    async def pick_and_switch(self) -> None:
+        """``/resume``: pick another session of this folder from a menu and continue it here."""
+        current = self.engine.session_id if self.engine is not None else None
+        sessions = [info for info in await asyncio.to_thread(self.setup.list_sessions) if info.session_id != current]
+        if not sessions:
+            self.view.notice("No other session in this folder to resume.")
+            return
+        choice = await questions.pick_session(self.console, sessions, input=self.input, output=self.output)
+        if choice and not await self.new_session(choice):
+            self.view.error("Could not resume that session; start again with agentcli --plain.")
+
+    async def new_session(self, resume: str | None = None) -> bool:
+        """``/clear`` (or ``/resume`` with ``resume``): end this session (it stays resumable) and go on in a new,
+        empty one or the chosen one; False if none could be started (the REPL then ends)."""
         old = self.engine
-        await self._close("clear")
+        await self._close("clear" if resume is None else "other")
         options = self.setup.options
         if options.session is not None:
             options.session.close()
         options.session = None
-        options.resume = None
+        options.resume = resume
         options.continue_session = False
         options.fork_session = False
         options.session_id = None
@@ -187,10 +204,14 @@ class Repl:
         except StartupError as exc:
             self.view.error(f"Could not start a new session: {exc}")
             return False
-        self.engine.config.session_source = "clear"
-        self.view.set_session_cost(0.0)
         note = f" (the last one: agentcli --resume {old.session_id})" if old.session_id in self.resume_ids else ""
-        self.view.notice(f"Started a new session{note}")
+        self.view.reset()
+        if resume is None:
+            self.engine.config.session_source = "clear"
+            self.view.notice(f"Started a new session{note}")
+        else:
+            self.view.notice(f"Resumed session {self.engine.session_id}{note}")
+            self._show_resumed()
         return True
 
     def _spawn(self, coroutine: Any) -> None:

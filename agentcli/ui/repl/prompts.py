@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from typing import Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import get_app
@@ -34,22 +34,6 @@ _IGNORED_KEYS = frozenset({Keys.CPRResponse, Keys.Vt100MouseEvent, Keys.WindowsM
                            Keys.ScrollDown, Keys.Ignore})
 
 
-@dataclass(frozen=True)
-class SlashCommand:
-    name: str
-    help: str
-
-
-COMMANDS = (
-    SlashCommand("help", "Show keys and commands"),
-    SlashCommand("export", "Save the conversation as Markdown: /export [FILE]"),
-    SlashCommand("hooks", "List the configured hooks by event, with the file each comes from"),
-    SlashCommand("cost", "Show this session's cost and token use"),
-    SlashCommand("clear", "Start a new session (this one stays resumable)"),
-    SlashCommand("exit", "Leave agentcli (ctrl+d)"),
-)
-
-
 class SharedHistory(History):
     """prompt-toolkit's view of the prompt history file the full-screen interface uses too."""
 
@@ -65,15 +49,19 @@ class SharedHistory(History):
 
 
 class SlashCompleter(Completer):
-    """Command names after a leading ``/``."""
+    """Command names after a leading ``/`` (the session's custom commands too, once it has started)."""
+
+    def __init__(self, engine: Callable[[], Any] = lambda: None) -> None:
+        self.engine = engine
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
         text = document.text_before_cursor
         if not text.startswith("/") or " " in text or "\n" in text:
             return
-        for command in COMMANDS:
-            if command.name.startswith(text[1:]):
-                yield Completion(f"/{command.name}", start_position=-len(text), display_meta=command.help)
+        from agentcli.commands import session_registry
+
+        for value, description in session_registry(self.engine()).complete(text, "plain"):
+            yield Completion(value.rstrip(), start_position=-len(text), display_meta=description)
 
 
 def _prompt_bindings() -> KeyBindings:
@@ -82,7 +70,8 @@ def _prompt_bindings() -> KeyBindings:
     @bindings.add("enter")
     def _send(event: KeyPressEvent) -> None:
         buffer = event.current_buffer
-        offered = [c.text for c in SlashCompleter().get_completions(buffer.document, CompleteEvent())]
+        completer = buffer.completer
+        offered = [c.text for c in completer.get_completions(buffer.document, CompleteEvent())] if completer else []
         if offered and buffer.text not in offered:
             buffer.text = offered[0]  # "/he" + Enter runs /help
         buffer.validate_and_handle()
@@ -108,14 +97,14 @@ def _placeholder() -> FormattedText:
     return FormattedText([] if get_app().is_done else [("class:placeholder", PLACEHOLDER)])
 
 
-def make_prompt_session(history: PromptHistory, *, input: Input | None = None,
-                        output: Output | None = None) -> PromptSession[str]:
+def make_prompt_session(history: PromptHistory, *, input: Input | None = None, output: Output | None = None,
+                        engine: Callable[[], Any] = lambda: None) -> PromptSession[str]:
     """The main prompt: Enter sends, alt+enter / ctrl+j add a line, ↑↓ and ctrl+r search the shared history."""
     return PromptSession(
         FormattedText([("class:prompt", "❯ ")]), multiline=True, key_bindings=_prompt_bindings(),
-        history=SharedHistory(history), completer=SlashCompleter(), complete_while_typing=True,
+        history=SharedHistory(history), completer=SlashCompleter(engine), complete_while_typing=True,
         prompt_continuation="  ", placeholder=_placeholder, style=STYLE,
-        reserve_space_for_menu=len(COMMANDS), input=input, output=output,
+        reserve_space_for_menu=8, input=input, output=output,
     )
 
 

@@ -36,7 +36,7 @@ __all__ = ["AgentApp", "resume_gc"]
 Message = dict[str, Any]
 DOUBLE_PRESS_S = 1.5
 HELP = """Enter send · shift+enter / ctrl+j new line · ↑↓ history · ctrl+r search history
-esc interrupt · ctrl+o detailed transcript · shift+tab permission mode · ctrl+c clear (twice: exit) · ctrl+d exit
+esc interrupt · ctrl+o detailed transcript · shift+tab permission mode · ctrl+c clear (twice: exit) · ctrl+d twice exit
 / commands · @ attach a path · !cmd run a shell command"""
 
 
@@ -50,7 +50,7 @@ class AgentApp(SessionControl, TurnControl, CompletionMenu, App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "interrupt", "Interrupt", show=False),
         Binding("ctrl+c", "ctrl_c", "Clear / exit", priority=True, show=False),
-        Binding("ctrl+d", "leave", "Exit", priority=True, show=False),
+        Binding("ctrl+d", "ctrl_d", "Exit", priority=True, show=False),
         Binding("ctrl+q", "leave", "Exit", priority=True, show=False),
         Binding("ctrl+o", "toggle_transcript", "Transcript", priority=True, show=False),
         Binding("shift+tab", "cycle_mode", "Permission mode", priority=True, show=False),
@@ -81,6 +81,7 @@ class AgentApp(SessionControl, TurnControl, CompletionMenu, App[None]):
         self._engine_ready = asyncio.Event()
         self._queue: list[tuple[str, UserPrompt | None]] = []
         self._last_ctrl_c = 0.0
+        self._last_ctrl_d = 0.0
         self._submission: Submission | None = None
         self._shell_context: list[str] = []
         self._paths: Any = None
@@ -149,6 +150,17 @@ class AgentApp(SessionControl, TurnControl, CompletionMenu, App[None]):
         elif self.busy:
             self.action_interrupt()
         self.status.state.hint = "Press ctrl+c again to exit"
+        self.status.show()
+        self.set_timer(DOUBLE_PRESS_S, self._clear_hint)
+
+    def action_ctrl_d(self) -> None:
+        """ctrl+d twice exits; the draft in the prompt is kept after one press (it is easy to hit by mistake)."""
+        now = time.monotonic()
+        if now - self._last_ctrl_d < DOUBLE_PRESS_S:
+            self.action_leave()
+            return
+        self._last_ctrl_d = now
+        self.status.state.hint = "Press ctrl+d again to exit"
         self.status.show()
         self.set_timer(DOUBLE_PRESS_S, self._clear_hint)
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".pytest_cache",
                        ".ruff_cache", "dist", "build", ".tox", ".idea"})
@@ -12,27 +12,7 @@ MAX_FILES = 5000
 MAX_SHOWN = 8
 
 
-@dataclass(frozen=True)
-class SlashCommand:
-    name: str
-    help: str
-    takes_argument: bool = False
-
-
-COMMANDS = (
-    SlashCommand("help", "Show keys and commands"),
-    SlashCommand("theme", "Switch the colour theme: /theme NAME", takes_argument=True),
-    SlashCommand("transcript", "Open the detailed transcript (ctrl+o)"),
-    SlashCommand("resume", "Switch to an earlier session of this folder"),
-    SlashCommand("export", "Save the conversation as Markdown: /export [FILE]", takes_argument=True),
-    SlashCommand("hooks", "List the configured hooks and where they come from"),
-    SlashCommand("cost", "Show this session's cost and token use"),
-    SlashCommand("exit", "Leave agentcli (ctrl+d)"),
-    SlashCommand("quit", "Leave agentcli"),
-)
-
-
-def complete_command(text: str, themes: list[str] | None = None) -> list[tuple[str, str]]:
+def complete_command(text: str, engine: Any = None, themes: list[str] | None = None) -> list[tuple[str, str]]:
     """Completions for a prompt that starts with ``/``: (replacement text, description)."""
     if not text.startswith("/") or "\n" in text:
         return []
@@ -41,7 +21,9 @@ def complete_command(text: str, themes: list[str] | None = None) -> list[tuple[s
         if name == "theme" and themes is not None:
             return [(f"/theme {theme}", "theme") for theme in themes if theme.startswith(argument)][:MAX_SHOWN]
         return []
-    return [(f"/{c.name}" + (" " if c.takes_argument else ""), c.help) for c in COMMANDS if c.name.startswith(name)]
+    from agentcli.commands import session_registry
+
+    return session_registry(engine).complete(text, "tui")
 
 
 class PathIndex:

@@ -24,7 +24,7 @@ class CompletionMenu:
         if text.startswith("/"):
             from agentcli.ui.tui.completion import complete_command
 
-            options = complete_command(text, self.theme_names())
+            options = complete_command(text, self.engine, self.theme_names())
             kind = "command"
         else:
             word, _ = prompt.word_before_cursor()
@@ -38,6 +38,7 @@ class CompletionMenu:
         if not options or (len(options) == 1 and options[0][0].strip() == text.strip()):
             self._hide_completions()
             return
+        from textual.content import Content
         from textual.widgets import OptionList
         from textual.widgets.option_list import Option
 
@@ -46,7 +47,8 @@ class CompletionMenu:
             menu = self.completions = OptionList(id="completions")
             self.mount(menu, before="#prompt-box")
         menu.clear_options()
-        menu.add_options(Option(f"{value}  {help_text}".rstrip(), id=value) for value, help_text in options)
+        # Content, not markup: a description such as "[FILE]" is shown as it is.
+        menu.add_options(Option(Content(f"{value}  {help_text}".rstrip()), id=value) for value, help_text in options)
         menu.highlighted = 0
         menu.add_class("-visible")
         self._completion_kind = kind

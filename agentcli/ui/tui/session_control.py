@@ -50,14 +50,20 @@ class SessionControl:
             setup.options.interactive = True
             try:
                 engine = await setup.build_async()
-            except StartupError as busy:
-                if not busy.can_fork:
-                    raise
-                from agentcli.ui.tui.screens.fork import ForkScreen
+            except StartupError as exc:
+                if exc.can_fork:
+                    from agentcli.ui.tui.screens.fork import ForkScreen
 
-                if not await self.push_screen_wait(ForkScreen(str(busy))):
+                    if not await self.push_screen_wait(ForkScreen(str(exc))):
+                        raise
+                    setup.fork_instead()
+                elif setup.options.resume or setup.options.continue_session:
+                    # A session that can't be resumed should not leave a screen that can't be used: say why and
+                    # go on in a new session.
+                    self.conversation.add_notice(f"{exc} Starting a new session instead.", "error")
+                    self._reset_session_options(setup.options, None)
+                else:
                     raise
-                setup.fork_instead()
                 engine = await setup.build_async()
         except StartupError as exc:
             self._startup_failed(str(exc))
@@ -130,8 +136,27 @@ class SessionControl:
         if choice and not self.busy:
             await self.switch_session(choice)
 
-    async def switch_session(self: AgentApp, session_id: str) -> None:
-        """End this session (SessionEnd hooks run) and continue ``session_id`` in its place.
+    async def start_new_session(self: AgentApp) -> None:
+        """``/clear``: end this session (it stays resumable) and go on in a new, empty one."""
+        if self.setup is None or self.setup.options is None or not self._engine_ready.is_set():
+            self.conversation.add_notice("The session is still starting; try /clear in a moment.", "info")
+        elif self.busy:
+            self.conversation.add_notice("Finish or interrupt (esc) the current turn first.", "warning")
+        else:
+            await self.switch_session(None)
+
+    @staticmethod
+    def _reset_session_options(options: Any, session_id: str | None) -> None:
+        if options.session is not None:
+            options.session.close()
+        options.session = None
+        options.resume = session_id
+        options.continue_session = options.fork_session = False
+        options.session_id = None
+        options.notices = []
+
+    async def switch_session(self: AgentApp, session_id: str | None) -> None:
+        """End this session (SessionEnd hooks run) and continue ``session_id`` in its place (None: a new one).
 
         Prompts typed while the other session loads are queued, as at start-up.
         """
@@ -141,15 +166,9 @@ class SessionControl:
         self._engine_ready.clear()
         self.status.state.starting = True
         self.status.show()
-        await self._close_engine("other")
+        await self._close_engine("other" if session_id else "clear")
         options = setup.options
-        if options.session is not None:
-            options.session.close()
-        options.session = None
-        options.resume = session_id
-        options.continue_session = options.fork_session = False
-        options.session_id = None
-        options.notices = []
+        self._reset_session_options(options, session_id)
         try:
             engine = await setup.build_async()
         except Exception as exc:
@@ -161,6 +180,8 @@ class SessionControl:
             except Exception as retry_exc:
                 self._startup_failed(f"agentcli could not start a session: {retry_exc}")
                 return
+        if session_id is None:
+            engine.config.session_source = "clear"
         self.conversation.clear()
         self.log_messages.clear()
         transcript = self._transcript()
@@ -170,7 +191,8 @@ class SessionControl:
         queued, self._queue = self._queue, []
         self._started(engine)
         note = f" The previous one: agentcli --resume {previous}" if previous else ""
-        self.conversation.add_notice(f"Switched to session {engine.session_id}.{note}", "success")
+        what = "Switched to session" if session_id else "Started a new session:"
+        self.conversation.add_notice(f"{what} {engine.session_id}.{note}", "success")
         # Prompts typed while the session loaded go to the new one, shown below its history.
         self._queue = [(text, self.conversation.add_prompt(text, queued=True)) for text, _widget in queued]
         self._next_queued()

@@ -156,9 +156,12 @@ class TurnControl:
         self.status.show()
 
     def run_command(self: AgentApp, text: str) -> None:
-        from agentcli.ui.tui.commands import run_slash_command
+        """A slash command from the shared registry (custom commands and MCP prompts included)."""
+        from agentcli.commands import session_registry
+        from agentcli.ui.tui.commands import TuiFace
 
-        run_slash_command(self, text)
+        self.run_worker(session_registry(self.engine).run(TuiFace(self), text), group="command",
+                        exit_on_error=False)
 
     def run_shell(self: AgentApp, command: str) -> None:
         self.conversation.add_prompt(command, shell=True)

@@ -1,0 +1,115 @@
+"""The text of the reporting commands (/cost, /status, /permissions, /context, /hooks): pure functions of the
+engine and the settings, so every face shows the same words."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from agentcli import __version__
+
+CONTEXT_WINDOW = 200_000
+BAR_WIDTH = 40
+
+
+def cost_report(engine: Any) -> str:
+    usage = engine.total_usage
+    return (f"Session cost ${engine.total_cost_usd:.4f} · input {usage.get('input_tokens', 0):,} · output "
+            f"{usage.get('output_tokens', 0):,} · cache read {usage.get('cache_read_input_tokens', 0):,} · "
+            f"cache write {usage.get('cache_creation_input_tokens', 0):,} tokens")
+
+
+def shown_path(path: str | Path, cwd: Path) -> str:
+    """A file as a person would type it: relative to the project, or with ``~`` for the home folder."""
+    path = str(path)
+    try:
+        return str(Path(path).relative_to(cwd))
+    except ValueError:
+        home = str(Path.home())
+        return "~" + path[len(home):] if path.startswith(home + os.sep) else path
+
+
+def status_report(engine: Any, options: Any, cwd: Path) -> tuple[str, str]:
+    """``/status``: a title and the session's facts, one per line."""
+    config = engine.config
+    lines = [
+        f"Version      agentcli {__version__}",
+        f"Session      {engine.session_id}",
+        f"Folder       {cwd}",
+        f"Model        {config.model}",
+        f"Permissions  {config.permission_mode}",
+        f"API key      {config.api_key_source}",
+        f"Base URL     {os.environ.get('ANTHROPIC_BASE_URL') or getattr(options, 'base_url', None) or 'default'}",
+    ]
+    settings = getattr(options, "settings", None)
+    for layer in getattr(settings, "layers", []) or []:
+        lines.append(f"Settings     {shown_path(layer.path, cwd)} ({layer.source})")
+    return f"agentcli {__version__} · {config.model}", "\n".join(lines)
+
+
+def permissions_report(engine: Any) -> tuple[str, str]:
+    """``/permissions``: the mode and every rule by behaviour, with where it came from."""
+    policy = engine.config.permission_policy
+    rules = list(getattr(policy, "rules", []) or [])
+    lines: list[str] = []
+    for behavior in ("deny", "ask", "allow"):
+        chosen = [rule for rule in rules if rule.behavior == behavior]
+        if chosen:
+            lines.append(behavior.capitalize())
+            lines += [f"  {rule}   ({rule.source})" for rule in chosen]
+    if not rules:
+        lines.append('No rules: add "permissions": {"allow": [...], "deny": [...]} to a settings file, or answer '
+                     '"allow for this session" at a prompt.')
+    lines.append("shift+tab switches the mode: default → acceptEdits → plan → bypassPermissions.")
+    return f"Permission mode: {engine.config.permission_mode}", "\n".join(lines)
+
+
+def context_report(engine: Any) -> tuple[str, str]:
+    """``/context``: how full the model's context is, as a bar and by part."""
+    messages = list(engine.messages)
+    conversation = getattr(engine, "conversation", None)
+    system = len(engine.config.system_prompt or "") // 4
+    tools = len(json.dumps(engine.config.registry.schemas())) // 4
+    if conversation is not None and hasattr(conversation, "context_tokens"):
+        total = conversation.context_tokens(system + tools)
+    else:
+        total = system + tools + sum(len(str(m.get("content", ""))) for m in messages) // 4
+    window = CONTEXT_WINDOW
+    used = min(1.0, total / window)
+    filled = round(used * BAR_WIDTH)
+    bar = "█" * filled + "░" * (BAR_WIDTH - filled)
+    conversation_tokens = max(0, total - system - tools)
+    lines = [
+        f"{bar}  {used:.0%}",
+        f"System prompt   {system:>9,} tokens",
+        f"Tool list       {tools:>9,} tokens",
+        f"Conversation    {conversation_tokens:>9,} tokens   ({len(messages)} messages)",
+        f"Free            {max(0, window - total):>9,} tokens",
+        "/compact summarises the conversation to free space.",
+    ]
+    return f"Context: {total:,} of {window:,} tokens ({used:.0%})", "\n".join(lines)
+
+
+def hooks_report(settings: Any, cwd: Path) -> tuple[str, str]:
+    """``/hooks``: a title and the configured hooks by event, each with matcher, command, timeout and file."""
+    from agentcli.hooks.config import configured_hooks, project_hook_count
+
+    hooks = configured_hooks(settings.layers)
+    skipped = 0 if settings.trusted else project_hook_count(settings.source_layers)
+    lines: list[str] = []
+    for event in dict.fromkeys(hook.event for hook in hooks):
+        lines.append(event)
+        for hook in (h for h in hooks if h.event == event):
+            matcher = hook.matcher if hook.matcher not in (None, "") else "*"
+            lines.append(f"  matcher {matcher} · timeout {hook.timeout_s:g} s · {shown_path(hook.source, cwd)}")
+            lines.append(f"    $ {hook.command}")
+    if skipped:
+        lines.append(f"{skipped} project hook(s) skipped: this folder is not trusted "
+                     "(restart agentcli and answer yes, or use --trust-project).")
+    if not hooks:
+        title = "No hooks configured" + ("" if skipped else " (add them under \"hooks\" in a settings file)")
+    else:
+        title = f"Hooks ({len(hooks)})"
+    return title, "\n".join(lines)
