@@ -24,6 +24,7 @@ from agentcli.ui.shapes import (
 )
 
 INTERRUPTED = "Interrupted by user"
+INTERRUPT_MARKER = "[Request interrupted by user"
 STOP_HOOK_FEEDBACK = "Stop hook feedback:"
 REPLAY_NOTICE = "Resumed a session with {count} messages."
 
@@ -307,6 +308,8 @@ class MessageReader:
             if results:
                 return
         text = user_text(content)
+        if text is not None and text.startswith(INTERRUPT_MARKER):
+            return  # the engine's note for the model; the result already says "Interrupted"
         if text is not None:
             self._shown_errors.clear()
             self.show_prompt(text)

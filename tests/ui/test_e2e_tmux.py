@@ -34,5 +34,7 @@ def test_demo_in_a_real_terminal(tmux: Tmux):
     tmux.wait_for("Ask agentcli")
     assert "Detailed transcript" not in tmux.screen()
     tmux.keys("C-d")
+    tmux.wait_for("ctrl+d again to exit")
+    tmux.keys("C-d")
     screen = tmux.wait_for("AGENTCLI-EXITED-0")
     assert "Resume this session with" in screen and "agentcli --resume" in screen

@@ -134,7 +134,7 @@ async def test_exiting_runs_session_end_hooks(make_app, tmp_path: Path):
         await ready(pilot)
         await send(pilot, "hi")
         await idle(pilot)
-        await pilot.press("ctrl+d")
+        await pilot.press("ctrl+d", "ctrl+d")
         await wait_for(pilot, lambda: not app.is_running)
     assert json.loads(marker.read_text())["reason"] == "prompt_input_exit"
 
