@@ -14,10 +14,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from agentcli.testing import FakeAnthropicServer
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+# Property tests judge results, never speed: no per-example deadline and no "too slow" verdict on a busy machine.
+settings.register_profile("busy-machine", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("busy-machine")
 
 
 @pytest.fixture(autouse=True)

@@ -40,7 +40,8 @@ def _expected_requests(faults: list[dict]) -> tuple[bool, int]:
     return True, len(faults) + 1
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(faults=st.lists(FAULTS, max_size=5))
 def test_any_fault_sequence_keeps_the_invariants(faults: list[dict], project: Path) -> None:
     turns = [{"content": [{"type": "text", "text": "partial answer text", "chunks": 6},

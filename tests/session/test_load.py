@@ -212,7 +212,8 @@ def _base_lines() -> list[bytes]:
     return [json.dumps(e).encode() for e in entries]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.data())
 def test_line_level_damage_never_crashes_and_always_gives_a_valid_request(write_transcript, data):
     lines = _base_lines()
@@ -238,7 +239,8 @@ def test_line_level_damage_never_crashes_and_always_gives_a_valid_request(write_
     assert _valid(transcript.messages) == [], transcript.messages
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.integers(0, 2**32), st.integers(1, 40))
 def test_random_byte_damage_never_crashes(write_transcript, project, seed, flips):
     rng = random.Random(seed)

@@ -6,7 +6,6 @@ import itertools
 import json
 import os
 import stat
-import time
 import uuid
 from pathlib import Path
 
@@ -143,11 +142,8 @@ def test_appending_writes_only_the_new_line(tmp_path: Path, monkeypatch):
     writes: list[int] = []
     real_write = os.write
     monkeypatch.setattr(os, "write", lambda fd, data: (writes.append(len(data)), real_write(fd, data))[1])
-    started = time.perf_counter()
     store.record({"type": "user", "message": {"role": "user", "content": "one more"}})
-    elapsed = time.perf_counter() - started
-    assert len(writes) == 1 and writes[0] < 600
-    assert elapsed < 0.01
+    assert len(writes) == 1 and writes[0] < 600  # what it costs is in scripts/bench/resume_load.py
     store.close()
 
 

@@ -128,14 +128,14 @@ def test_drop_on_non_streaming_request_is_connection_error(serve: Serve, client_
 
 
 def test_stall_goes_silent_until_client_gives_up(serve: Serve, client_for: Callable) -> None:
-    server = serve(faulted({"kind": "stall", "after_events": 4, "seconds": 30}))
-    client = client_for(server, timeout=httpx2.Timeout(5.0, read=0.3))
+    server = serve(faulted({"kind": "stall", "after_events": 4, "seconds": 300}))
+    client = client_for(server, timeout=httpx2.Timeout(30.0, read=2.0))
     seen: list[str] = []
     started = time.monotonic()
     with pytest.raises(httpx2.ReadTimeout), client.messages.stream(**ARGS) as stream:
         seen.extend(event.type for event in stream)
     elapsed = time.monotonic() - started
-    assert 0.3 <= elapsed < 3
+    assert 2.0 <= elapsed < 250  # the client's read timeout ended it, not the five-minute stall
     assert [t for t in seen if t != "text"] == ["message_start", "content_block_start", "content_block_delta"]
 
 
@@ -143,7 +143,7 @@ def test_stall_ends_after_its_seconds(serve: Serve) -> None:
     server = serve(faulted({"kind": "stall", "after_events": 2, "seconds": 0.3}))
     started = time.monotonic()
     names, error = raw_frames(server)
-    assert 0.3 <= time.monotonic() - started < 3
+    assert time.monotonic() - started >= 0.3
     assert names == ["message_start", "ping"]
     assert isinstance(error, httpx2.RemoteProtocolError)
 
@@ -157,7 +157,7 @@ async def test_stall_ends_when_the_server_stops(async_client_for: Callable) -> N
             async for event in stream:
                 assert event.type == "message_start"
                 server.stop()
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 50  # the stop cut it, not the minute of silence
 
 
 def test_sse_error_raises_api_status_error(serve: Serve, client_for: Callable) -> None:
@@ -223,7 +223,7 @@ def test_a_client_that_dies_mid_body_sent_no_request():
         with socket.create_connection((host, int(port))) as sock:
             sock.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n"
                          b"content-length: 500\r\n\r\n{\"model\": \"claude")
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 30
         while not server.incomplete_requests and time.monotonic() < deadline:
             time.sleep(0.01)
         assert server.incomplete_requests == 1

@@ -336,12 +336,15 @@ def test_stop_interrupts_a_slow_stream(client_for: Callable) -> None:
 
     thread = threading.Thread(target=consume)
     thread.start()
-    time.sleep(0.3)
+    deadline = time.monotonic() + 60
+    while not server.requests:  # the stream has begun
+        assert time.monotonic() < deadline, "the request never arrived"
+        time.sleep(0.01)
     started = time.monotonic()
     server.stop()
-    thread.join(timeout=5)
+    thread.join(timeout=60)
     assert not thread.is_alive()
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 15  # cut, not played out (the stream lasts 20 s)
     assert errors
 
 

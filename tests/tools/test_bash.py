@@ -53,18 +53,18 @@ async def test_a_vanished_working_directory_falls_back_to_the_project(run_tool, 
 
 async def test_timeout_stops_the_whole_process_group(run_tool, project: Path):
     started = time.monotonic()
-    outcome = await run_tool("Bash", {"command": "echo $$ > pgid; sleep 30 & sleep 30; echo never", "timeout": 400})
-    assert time.monotonic() - started < 3
+    outcome = await run_tool("Bash", {"command": "echo $$ > pgid; sleep 300 & sleep 300; echo never", "timeout": 3000})
+    assert time.monotonic() - started < 200  # stopped at its timeout, not waited out
     assert outcome.output.is_error and outcome.structured["timedOut"] is True
-    assert "Command timed out after 0.4 s" in outcome.text and "never" not in outcome.text
+    assert "Command timed out after 3 s" in outcome.text and "never" not in outcome.text
     pgid = int((project / "pgid").read_text())
     assert not group_alive(pgid)
 
 
 async def test_background_children_do_not_outlive_the_command(run_tool, project: Path):
     started = time.monotonic()
-    outcome = await run_tool("Bash", {"command": "echo $$ > pgid; (sleep 30 &); sleep 30 > /dev/null 2>&1 & echo ok"})
-    assert outcome.text == "ok" and time.monotonic() - started < 3
+    outcome = await run_tool("Bash", {"command": "echo $$ > pgid; (sleep 300 &); sleep 300 > /dev/null 2>&1 & echo ok"})
+    assert outcome.text == "ok" and time.monotonic() - started < 200  # did not wait for the children
     assert not group_alive(int((project / "pgid").read_text()))
 
 
@@ -73,9 +73,9 @@ async def test_cancellation_kills_the_group_before_returning(env, project: Path)
     parsed = parse_input(tool, {"command": "echo $$ > pgid; sleep 30; sleep 30"})
     task = asyncio.create_task(tool.call(parsed, ToolCall(env, "toolu_cancel")))
     pgid_file = project / "pgid"
-    for _ in range(200):
-        if pgid_file.exists() and pgid_file.read_text().strip():
-            break
+    deadline = time.monotonic() + 60
+    while not (pgid_file.exists() and pgid_file.read_text().strip()):
+        assert time.monotonic() < deadline and not task.done(), "the command never started"
         await asyncio.sleep(0.01)
     pgid = int(pgid_file.read_text())
     assert group_alive(pgid)

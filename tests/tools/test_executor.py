@@ -66,6 +66,14 @@ class WriteNap(SleepTool):
     safe: ClassVar[bool] = False
 
 
+async def running(timeline: Timeline, count: int) -> None:
+    """Wait until ``count`` tools are inside their call."""
+    deadline = time.monotonic() + 60
+    while timeline.running < count:
+        assert time.monotonic() < deadline, "the tools never started"
+        await asyncio.sleep(0.005)
+
+
 @pytest.fixture
 def timeline() -> Timeline:
     return Timeline()
@@ -132,22 +140,22 @@ async def test_events_started_progress_finished(make):
 
 async def test_abort_interrupts_running_and_queued_calls(make, timeline):
     executor = make()
-    executor.add(use("w", "WriteNap", seconds=5))
-    executor.add(use("queued", seconds=5))
-    await asyncio.sleep(0.05)
+    executor.add(use("w", "WriteNap", seconds=300))
+    executor.add(use("queued", seconds=300))
+    await running(timeline, 1)
     started = time.monotonic()
     await executor.abort()
-    assert time.monotonic() - started < 1
+    assert time.monotonic() - started < 200  # cut short, not waited out
     results = executor.results()
     assert [(f.tool_use_id, f.block["content"], f.is_error) for f in results] == [
         ("w", INTERRUPTED, True), ("queued", INTERRUPTED, True)]
     assert "queued" not in timeline.spans  # it never started
 
 
-async def test_discard_drops_everything(make):
+async def test_discard_drops_everything(make, timeline):
     executor = make()
-    executor.add(use("a", seconds=5))
-    await asyncio.sleep(0.02)
+    executor.add(use("a", seconds=300))
+    await running(timeline, 1)
     await executor.discard()
     assert not executor.has_events
 

@@ -47,37 +47,33 @@ def first(events: list[tuple[float, dict[str, Any]]], kind: str, tool_use_id: st
 
 async def test_a_tool_runs_while_the_model_is_still_streaming(fake_api, make_engine):
     scenario = {"turns": [
-        {"content": [bash("toolu_sleep", "sleep 1.5"),
+        {"content": [bash("toolu_quick", "echo started"),
                      {"type": "text", "text": "While that runs, let me explain the plan. " * 4,
                       "chunks": TEXT_CHUNKS}],
          "delay_ms": FRAME_DELAY_MS},
         {"content": [{"type": "text", "text": "Done."}]},
     ]}
-    stream_s = scripted_stream_s(scenario)
-    assert 1.9 <= stream_s <= 2.2
+    assert scripted_stream_s(scenario) >= 1.9  # the text goes on streaming for seconds after the tool_use closes
     server = fake_api(scenario)
     engine = make_engine(server, include_partial_messages=True)
     events = await timed(engine, "go")
     assert events[-1][1]["subtype"] == "success"
-    tool_started = first(events, "tool_started", "toolu_sleep")
-    stream_ended = first(events, "message_stop")
-    assert tool_started < stream_ended - 1.0  # it began near the start of the stream, not after it
-    turn_s = server.requests[1].time - server.requests[0].time
-    # max(stream ≈ 2 s, tool 1.5 s started 0.5 s in) ≈ 2 s; one after the other would take 3.5 s
-    assert stream_s - 0.05 < turn_s < stream_s + 0.4, turn_s
+    # started and even finished before the model's message ended: it did not wait for the stream
+    assert first(events, "tool_started", "toolu_quick") < first(events, "tool_finished", "toolu_quick")
+    assert first(events, "tool_finished", "toolu_quick") < first(events, "message_stop")
     result = server.requests[1].body["messages"][2]["content"][0]
-    assert result["tool_use_id"] == "toolu_sleep" and result["content"] == "(no output)"
+    assert result["tool_use_id"] == "toolu_quick" and result["content"] == "started"
 
 
 async def test_two_read_only_tools_run_at_the_same_time(fake_api, make_engine):
     server = fake_api({"turns": [
-        {"content": [bash("toolu_a", "sleep 0.6; echo a"), bash("toolu_b", "sleep 0.6; echo b")]},
+        {"content": [bash("toolu_a", "sleep 3; echo a"), bash("toolu_b", "sleep 3; echo b")]},
         {"content": [{"type": "text", "text": "ok"}]},
     ]})
     engine = make_engine(server, include_partial_messages=True)
     events = await timed(engine, "go")
+    # run one after the other, b could only start once a had finished
     assert first(events, "tool_started", "toolu_b") < first(events, "tool_finished", "toolu_a")
-    assert server.requests[1].time - server.requests[0].time < 1.1  # not 1.2 s
     blocks = server.requests[1].body["messages"][2]["content"]
     assert [(b["tool_use_id"], b["content"]) for b in blocks] == [("toolu_a", "a"), ("toolu_b", "b")]
 
@@ -107,29 +103,29 @@ async def test_interrupting_a_running_command_leaves_no_process(fake_api, make_e
     engine = make_engine(server, permission_mode="bypassPermissions")
     task = asyncio.create_task(collect(engine, "run it"))
     pgid_file = project / "pgid"
-    for _ in range(500):
-        if pgid_file.exists() and pgid_file.read_text().strip():
-            break
+    deadline = time.monotonic() + 60
+    while not (pgid_file.exists() and pgid_file.read_text().strip()):
+        assert time.monotonic() < deadline and not task.done(), "the command never started"
         await asyncio.sleep(0.01)
     pgid = int(pgid_file.read_text())
     assert group_alive(pgid)
     if how == "interrupt":
         engine.interrupt()
-        messages = await asyncio.wait_for(task, 5)
+        messages = await asyncio.wait_for(task, 60)
         assert messages[-1]["subtype"] == "error_during_execution"
     else:
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
-            await asyncio.wait_for(task, 5)
+            await asyncio.wait_for(task, 60)
     assert not group_alive(pgid)  # nothing of the group is running any more
-    for _ in range(500):  # and once reaped, the group is gone altogether
+    deadline = time.monotonic() + 60
+    while True:  # and once reaped, the group is gone altogether
         try:
             os.killpg(pgid, 0)
         except ProcessLookupError:
             break
+        assert time.monotonic() < deadline, f"process group {pgid} still exists"
         await asyncio.sleep(0.01)
-    else:
-        raise AssertionError(f"process group {pgid} still exists")
     if how == "cancel":
         return  # the caller cancelled the whole submission; interrupt() is how a face stops a turn and goes on
 

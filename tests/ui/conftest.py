@@ -46,13 +46,27 @@ def make_app(project: Path, fake_api: Callable[..., FakeAnthropicServer], tmp_pa
     return make
 
 
-async def wait_for(pilot: Any, condition: Callable[[], Any], timeout: float = 15.0) -> None:
-    """Let the app run until ``condition()`` holds."""
+async def wait_for(pilot: Any, condition: Callable[[], Any], timeout: float = 60.0) -> None:
+    """Let the app run until ``condition()`` holds (a condition, never a fixed time: the machine may be busy)."""
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {condition}")
         await pilot.pause(0.02)
+
+
+async def wait_for_text(pilot: Any, *needles: str, timeout: float = 60.0) -> str:
+    """The screen's text once every one of ``needles`` is painted on it."""
+    app = pilot.app
+    await wait_for(pilot, lambda: all(needle in screen_text(app) for needle in needles), timeout)
+    return screen_text(app)
+
+
+def painted(app: Any) -> bool:
+    """Nothing waits to be drawn: every Markdown view on the screen has rendered all the text it was given."""
+    from agentcli.ui.tui.widgets.markdown_view import MarkdownView
+
+    return all(view.rendered for view in app.screen.query(MarkdownView))
 
 
 async def ready(pilot: Any) -> None:

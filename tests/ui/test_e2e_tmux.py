@@ -1,40 +1,59 @@
-"""End to end in a real terminal: ``agentcli --demo`` under tmux, driven with keys and read from the screen."""
+"""End to end in a real terminal: agentcli under tmux on the demo's script, driven with keys and read from the screen.
+
+The script is the demo's, except that its command runs until interrupted: the test presses Esc once the command is
+seen running, and a command that ended on its own first would make that a race.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+from collections.abc import Callable, Iterator
+from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from agentcli.testing import FakeAnthropicServer
 from tests.ui.tmux import Tmux, agentcli_in_tmux
+
+LONG_COMMAND = "echo 'Running the checks…'; sleep 300"
+
+
+def demo_with_a_long_command() -> dict[str, Any]:
+    scenario = json.loads((files("agentcli.testing") / "scenarios" / "demo.json").read_text(encoding="utf-8"))
+    for turn in scenario["turns"]:
+        for block in turn.get("content", []):
+            if block.get("type") == "tool_use" and block["name"] == "Bash":
+                block["input"]["command"] = LONG_COMMAND
+    return scenario
 
 
 @pytest.fixture
-def tmux(project: Path) -> Iterator[Tmux]:
-    with agentcli_in_tmux(project, "--demo", height=40, COLORTERM="truecolor") as terminal:
+def tmux(project: Path, fake_api: Callable[..., FakeAnthropicServer]) -> Iterator[Tmux]:
+    server = fake_api(demo_with_a_long_command())
+    with agentcli_in_tmux(project, height=40, COLORTERM="truecolor", ANTHROPIC_BASE_URL=server.base_url,
+                          ANTHROPIC_API_KEY="test-key") as terminal:
         yield terminal
 
 
-def test_demo_in_a_real_terminal(tmux: Tmux):
+def test_agent_in_a_real_terminal(tmux: Tmux):
     """Type a prompt, watch the streamed answer, interrupt the running command with Esc, use ctrl+o, exit."""
-    tmux.wait_for("Ask agentcli", timeout=15)
+    tmux.wait_for("Ask agentcli")
     tmux.type("show me the project")
     tmux.keys("Enter")
     tmux.wait_for("print(text.splitlines()[0])")       # the streamed code block
     tmux.wait_for("⎿  Read 3 lines")                   # the Read tool's one-line result
-    screen = tmux.wait_for("Running…")                 # the Bash command with its spinner
-    assert "Bash(" in screen
+    tmux.wait_for("Running…", "Bash(")                 # the Bash command with its spinner
     tmux.keys("Escape")
     tmux.wait_for("Interrupted")
     tmux.keys("C-o")
-    screen = tmux.wait_for("Detailed transcript")
+    tmux.wait_for("Detailed transcript")
     tmux.wait_for('"description": "Run the project')  # full tool input, only in the transcript
     tmux.keys("C-o")
     tmux.wait_for("Ask agentcli")
-    assert "Detailed transcript" not in tmux.screen()
+    tmux.wait_gone("Detailed transcript")
     tmux.keys("C-d")
     tmux.wait_for("ctrl+d again to exit")
     tmux.keys("C-d")
-    screen = tmux.wait_for("AGENTCLI-EXITED-0")
-    assert "Resume this session with" in screen and "agentcli --resume" in screen
+    tmux.wait_for("AGENTCLI-EXITED-0", "Resume this session with", "agentcli --resume")

@@ -15,7 +15,7 @@ from agentcli.ui.tui.themes import available_themes
 from agentcli.ui.tui.widgets import conversation as conversation_module
 from agentcli.ui.tui.widgets.conversation import Conversation, Segment
 from agentcli.ui.tui.widgets.frozen import FrozenBlock, FrozenLines
-from tests.ui.conftest import SIZE, idle, ready, screen_text, text_turn, wait_for
+from tests.ui.conftest import SIZE, idle, painted, ready, text_turn, wait_for, wait_for_text
 from tests.ui.scripted import conversation as scripted
 
 
@@ -50,9 +50,9 @@ async def settle(pilot: Any) -> None:
                     return True
         return False
 
-    await pilot.pause(0.05)
-    await wait_for(pilot, lambda: not stale_visible())
-    await pilot.pause(0.1)
+    await pilot.pause()
+    await wait_for(pilot, lambda: not stale_visible() and painted(pilot.app))
+    await pilot.pause()
 
 
 async def screens(pilot: Any) -> list[Any]:
@@ -78,7 +78,9 @@ async def session_views(monkeypatch: pytest.MonkeyPatch, *, freeze: bool) -> tup
         for message in rounds(5):
             app.show(message)
         app.conversation.add_notice("a warning with detail", "warning", detail="first\nsecond")
-        await pilot.pause(0.5)
+        if freeze:
+            await wait_for(pilot, lambda: app.conversation.unfrozen_history == 0)
+        await settle(pilot)
         frozen = app.conversation.frozen_items
         shots += await screens(pilot)
         await pilot.resize_terminal(72, 40)
@@ -113,14 +115,14 @@ async def test_history_becomes_one_widget_and_the_transcript_keeps_everything():
         assert [type(child) for child in children] == [FrozenBlock, Segment]
         assert children[0].items == app.conversation.frozen_items >= 36
         await pilot.press("ctrl+o")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: hasattr(app.screen, "conversation"))
         transcript = app.screen.conversation
         transcript.scroll_home(animate=False)
         await settle(pilot)
-        assert "Add test 0 for add()" in screen_text(app)
+        await wait_for_text(pilot, "Add test 0 for add()")
         transcript.scroll_end(animate=False)
         await settle(pilot)
-        assert "4 requests" in screen_text(app)
+        await wait_for_text(pilot, "4 requests")
         await wait_for(pilot, lambda: transcript.unfrozen_history == 0)
         assert transcript.frozen_items >= 36
 
@@ -138,7 +140,7 @@ async def test_a_long_session_freezes_while_turns_keep_coming(make_app, monkeypa
         assert app.conversation.frozen_items >= 6
         app.conversation.scroll_home(animate=False)
         await settle(pilot)
-        assert "question 0" in screen_text(app) and "answer 0" in screen_text(app)
+        await wait_for_text(pilot, "question 0", "answer 0")
     assert len(server.requests) == 4
 
 

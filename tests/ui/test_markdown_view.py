@@ -87,6 +87,7 @@ async def test_updates_are_batched():
         view = app.query_one(MarkdownView)
         for _ in range(500):
             view.append("word ")
-        await pilot.pause(0.1)
+        while not view.rendered:
+            await pilot.pause(0.01)
         assert view.flushes <= 3
         assert "word word" in lines_of(view)[0]

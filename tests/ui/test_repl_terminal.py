@@ -23,26 +23,23 @@ def plain_demo(project: Path) -> Iterator[Tmux]:
 def test_demo_plain_in_a_real_terminal(plain_demo: Tmux, project: Path):
     """Prompt, streamed answer, tool lines, live command output, an inline permission question, /export, ctrl+d."""
     tmux = plain_demo
-    tmux.wait_for("Ask agentcli…", timeout=15)              # the prompt is open
+    tmux.wait_for("Ask agentcli…")                         # the prompt is open
     tmux.type("show me the project")
     tmux.keys("Enter")
     tmux.wait_for("print(text.splitlines()[0])")          # the streamed Markdown's code block
     tmux.wait_for("● Read(README.md)\n  ⎿  Read 3 lines")   # one line per call, one for its result
     tmux.wait_for("✓ lint")                                # the command's output, live while it runs
-    screen = tmux.wait_for("Allow Write(agentcli-demo.md)?")
-    assert "1. Yes, allow once" in screen
+    tmux.wait_for("Allow Write(agentcli-demo.md)?", "1. Yes, allow once")
     tmux.type("1")
-    screen = tmux.wait_for("4 requests · ↑")               # the end-of-turn line
-    assert "⎿  Wrote 4 lines" in screen and "Done. In short:" in screen
-    assert "Working…" not in screen                       # the live region is gone once the turn is over
+    tmux.wait_for("4 requests · ↑", "⎿  Wrote 4 lines", "Done. In short:")  # the end-of-turn line, the last output
+    tmux.wait_gone("Working…")                            # the live region is gone once the turn is over
     assert (project / "agentcli-demo.md").exists()
     tmux.wait_for("Ask agentcli…")
     tmux.type("/export chat.md")
     tmux.keys("Enter")
     tmux.wait_for("Exported")
     tmux.keys("C-d")
-    screen = tmux.wait_for("AGENTCLI-EXITED-0")
-    assert "Resume this session with:" in screen and "agentcli --resume " in screen
+    tmux.wait_for("AGENTCLI-EXITED-0", "Resume this session with:", "agentcli --resume ")
     assert "## You\n\nshow me the project" in (project / "chat.md").read_text()
 
 

@@ -8,7 +8,17 @@ from pathlib import Path
 
 from agentcli.ui.tui.widgets.markdown_view import MarkdownView
 from agentcli.ui.tui.widgets.user_prompt import UserPrompt
-from tests.ui.conftest import SIZE, idle, ready, screen_text, text_turn, tool_turn, type_text, wait_for
+from tests.ui.conftest import (
+    SIZE,
+    idle,
+    ready,
+    screen_text,
+    text_turn,
+    tool_turn,
+    type_text,
+    wait_for,
+    wait_for_text,
+)
 
 
 def hooks_setting(event: str, command: str, matcher: str | None = None, timeout: float | None = None) -> dict:
@@ -39,13 +49,12 @@ async def test_export_writes_the_conversation_as_markdown(make_app, project: Pat
         await send(pilot, "what is up")
         await idle(pilot)
         await send(pilot, "/export")
-        await pilot.pause()
+        await wait_for_text(pilot, "Exported the conversation (2 messages)")
         default = project / f"agentcli-conversation-{app.session_id[:8]}.md"
         assert default.exists()
-        assert "Exported the conversation (2 messages)" in screen_text(app)
         assert last_notice(app) == f"Exported the conversation (2 messages) to {default}"
         await send(pilot, "/export notes/chat.md")
-        await pilot.pause()
+        await wait_for(pilot, lambda: (project / "notes" / "chat.md").exists())
     text = default.read_text()
     assert "## You" in text and "what is up" in text and "Here is **the answer**." in text
     assert (project / "notes" / "chat.md").read_text() == text
@@ -56,8 +65,7 @@ async def test_export_before_anything_was_said(make_app, project: Path):
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "/export")
-        await pilot.pause()
-        assert "Nothing to export yet" in screen_text(app)
+        await wait_for_text(pilot, "Nothing to export yet")
     assert not list(project.glob("agentcli-conversation-*.md")) and server.requests == []
 
 
@@ -78,9 +86,7 @@ async def test_hooks_lists_each_hook_and_notes_untrusted_project_hooks(make_app,
         await pilot.press("escape")  # don't trust the folder
         await ready(pilot)
         await send(pilot, "/hooks")
-        await pilot.pause()
-        text = screen_text(app)
-    assert "Hooks (2)" in text
+        text = await wait_for_text(pilot, "Hooks (2)", "not trusted")
     assert "PreToolUse" in text and "matcher Bash · timeout 10 s · ~/config/agentcli/settings.json" in text
     assert "$ ./check-bash.sh" in text
     assert "Stop" in text and "matcher * · timeout 60 s" in text and "$ notify-send done" in text
@@ -95,11 +101,10 @@ async def test_stop_hook_error_shows_a_notice_and_the_details_in_ctrl_o(make_app
         await ready(pilot)
         await send(pilot, "go")
         await idle(pilot)
-        assert "Stop hook error · ctrl+o to see" in screen_text(app)
-        assert "lint failed" not in screen_text(app)
+        text = await wait_for_text(pilot, "Stop hook error · ctrl+o to see")
+        assert "lint failed" not in text
         await pilot.press("ctrl+o")
-        await pilot.pause(0.1)
-        text = screen_text(app)
+        text = await wait_for_text(pilot, "Stop hooks · 1 ran · failed", "error: exited with status 1")
     assert "Stop hooks · 1 ran · failed" in text
     assert "$ echo checking; echo 'lint failed' >&2; exit 1" in text
     assert "exit 1 ·" in text and "stdout:" in text and "checking" in text
@@ -156,13 +161,11 @@ async def test_resume_switches_to_an_earlier_session_in_place(make_app, make_eng
         first_id = app.session_id
         await send(pilot, "/resume")
         await wait_for(pilot, lambda: isinstance(app.screen, ResumePicker))
-        await pilot.pause(0.05)
-        assert "an earlier question" in screen_text(app) and "Esc to stay in this session" in screen_text(app)
+        await wait_for_text(pilot, "an earlier question", "Esc to stay in this session")
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.session_id == earlier_id and app._engine_ready.is_set())
-        await pilot.pause(0.1)
-        text = screen_text(app)
-        assert "the earlier answer" in text and "a fresh question" not in text
+        text = await wait_for_text(pilot, "the earlier answer")
+        assert "a fresh question" not in text
         assert last_notice(app) == f"Switched to session {earlier_id}. The previous one: agentcli --resume {first_id}"
         await send(pilot, "and then")
         await idle(pilot)
@@ -187,16 +190,12 @@ async def test_new_commands_are_completed_and_listed_in_help(make_app):
     async with app.run_test(size=(120, 50)) as pilot:
         await ready(pilot)
         await type_text(pilot, "/ex")
-        text = screen_text(app)
-        assert "/export" in text and "Save the conversation as Markdown" in text and "/exit" in text
+        await wait_for_text(pilot, "/export", "Save the conversation as Markdown", "/exit")
         await pilot.press("tab")
         assert app.prompt_input.text == "/export "
         app.prompt_input.clear_prompt()
         await send(pilot, "/help")
-        await pilot.pause()
-        text = screen_text(app)
-    for command in ("/export", "/hooks", "/resume"):
-        assert command in text
+        await wait_for_text(pilot, "/export", "/hooks", "/resume")
 
 
 async def test_a_session_open_elsewhere_is_offered_as_a_fork(make_app, make_engine, fake_api):
@@ -208,9 +207,11 @@ async def test_a_session_open_elsewhere_is_offered_as_a_fork(make_app, make_engi
     app, server = make_app([text_turn("in the fork")], resume=holder.session_id)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, ForkScreen))
-        await pilot.pause(0.05)
-        shown = " ".join(screen_text(app).replace("│", " ").split())
-        assert "is open in this agentcli process already" in shown and "Fork it" in shown
+
+        def shown() -> str:
+            return " ".join(screen_text(app).replace("│", " ").split())
+
+        await wait_for(pilot, lambda: "is open in this agentcli process already" in shown() and "Fork it" in shown())
         await pilot.press("enter")  # the first choice: fork it
         await wait_for(pilot, lambda: app._engine_ready.is_set())
         assert app.session_id not in (None, holder.session_id)

@@ -13,6 +13,7 @@ import pytest
 from agentcli.tools.permissions import PermissionRequest
 from agentcli.ui.tui.app import AgentApp
 from agentcli.ui.tui.themes import available_themes
+from tests.ui.conftest import painted, wait_for
 from tests.ui.scripted import conversation
 
 SIZE = (100, 48)
@@ -25,10 +26,16 @@ def scripted_app(theme: str = "dark") -> AgentApp:
 
 async def play(pilot: Any) -> None:
     app = pilot.app
+    app.prompt_input.cursor_blink = False  # a blinking cursor would make the picture depend on the moment
     for message in conversation():
         app.show(message)
+    await settled(pilot)
+
+
+async def settled(pilot: Any) -> None:
+    """Wait until everything given to the screen is drawn (conditions, not a time: the machine may be busy)."""
+    await wait_for(pilot, lambda: painted(pilot.app))
     await pilot.pause()
-    await pilot.pause(0.1)
 
 
 def test_main_screen(snap_compare):
@@ -45,9 +52,12 @@ def test_transcript_view(snap_compare):
     and full output, and the end-of-turn line (time, requests, tokens, cost); help bar at the bottom."""
 
     async def run_before(pilot: Any) -> None:
+        from agentcli.ui.tui.screens.transcript import TranscriptScreen
+
         await play(pilot)
         await pilot.press("ctrl+o")
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, TranscriptScreen))
+        await settled(pilot)
 
     assert snap_compare(scripted_app(), terminal_size=SIZE, run_before=run_before)
 
@@ -63,8 +73,8 @@ def test_permission_dialog(snap_compare):
         await play(pilot)
         request = PermissionRequest("Bash", {"command": "rm -rf build"}, "toolu_9",
                                     "the command `rm -rf build` needs approval", ("Bash(rm:*)",))
-        pilot.app.push_screen(PermissionScreen(request, Path("/project")))
-        await pilot.pause(0.1)
+        await pilot.app.push_screen(PermissionScreen(request, Path("/project")))
+        await settled(pilot)
 
     assert snap_compare(scripted_app(), terminal_size=SIZE, run_before=run_before)
 

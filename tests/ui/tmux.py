@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -29,7 +29,7 @@ class Tmux:
         self.scrollback = scrollback
 
     def run(self, *args: str) -> str:
-        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=10)
+        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=60)
         return done.stdout
 
     def screen(self) -> str:
@@ -42,14 +42,21 @@ class Tmux:
     def type(self, text: str) -> None:
         self.run("send-keys", "-t", self.session, "-l", text)
 
-    def wait_for(self, needle: str, timeout: float = 20.0) -> str:
+    def wait_for(self, *needles: str, timeout: float = 60.0) -> str:
+        """The screen once every one of ``needles`` is on it (a frame may be half painted: wait for all)."""
+        return self.wait_until(lambda screen: all(needle in screen for needle in needles), repr(needles), timeout)
+
+    def wait_gone(self, needle: str, timeout: float = 60.0) -> str:
+        return self.wait_until(lambda screen: needle not in screen, f"{needle!r} gone", timeout)
+
+    def wait_until(self, condition: Callable[[str], bool], what: str, timeout: float = 60.0) -> str:
         deadline = time.monotonic() + timeout
         while True:
             screen = self.screen()
-            if needle in screen:
+            if condition(screen):
                 return screen
             if time.monotonic() > deadline:
-                raise AssertionError(f"{needle!r} did not appear; the screen was:\n{screen}")
+                raise AssertionError(f"{what} did not happen; the screen was:\n{screen}")
             time.sleep(0.05)
 
 
