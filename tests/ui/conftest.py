@@ -48,8 +48,16 @@ def make_app(project: Path, fake_api: Callable[..., FakeAnthropicServer], tmp_pa
 
 async def wait_for(pilot: Any, condition: Callable[[], Any], timeout: float = 60.0) -> None:
     """Let the app run until ``condition()`` holds (a condition, never a fixed time: the machine may be busy)."""
+    from textual.css.query import NoMatches  # noqa: TID251
+
+    def holds() -> bool:
+        try:
+            return bool(condition())
+        except NoMatches:  # the widget it looks at is not mounted yet
+            return False
+
     deadline = time.monotonic() + timeout
-    while not condition():
+    while not holds():
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {condition}")
         await pilot.pause(0.02)
