@@ -7,8 +7,10 @@ sleeps, re-sends and tells the loop when partial output must be thrown away.
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import os
 import random
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -66,22 +68,38 @@ def error_category(error: ApiError) -> str:
         return "authentication_failed"
     if isinstance(error, ApiConnectionError):
         return "connection_error"
-    if status is not None and (status >= 500 or status == 408):
-        return "server_error"
+    if status is not None and (status >= 500 or status in (408, 409)):
+        return "server_error"  # 408 request timeout and 409 lock timeout are the server's own trouble
     if status is not None and 400 <= status < 500:
         return "invalid_request"
     return "unknown"
 
 
-def retry_after_s(headers: dict[str, str]) -> float | None:
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        raw = headers.get(name)
-        if raw:
-            try:
-                return max(0.0, float(raw) * scale)
-            except ValueError:
-                continue
-    return None
+RETRYABLE_CATEGORIES = frozenset({"overloaded", "rate_limit", "server_error", "connection_error", "unknown"})
+
+
+def retry_after_s(headers: dict[str, str], now: float | None = None) -> float | None:
+    """The wait the API asked for: ``retry-after-ms``, else ``retry-after`` in seconds or as an HTTP date."""
+    raw_ms = headers.get("retry-after-ms")
+    if raw_ms:
+        try:
+            return max(0.0, float(raw_ms) / 1000)
+        except ValueError:
+            pass
+    raw = headers.get("retry-after")
+    if not raw:
+        return None
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(raw)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
 def backoff_s(retry_number: int, policy: RetryPolicy, rng: random.Random) -> float:
@@ -96,23 +114,34 @@ class Decision:
     delay_s: float = 0.0
 
 
+def should_retry(error: ApiError) -> bool:
+    """The API's own ``x-should-retry`` header wins; otherwise the status decides, as in the SDK."""
+    verdict = error.headers.get("x-should-retry")
+    if verdict == "true":
+        return True
+    if verdict == "false":
+        return False
+    return error_category(error) in RETRYABLE_CATEGORIES
+
+
 def decide(error: ApiError, retries: int, overloaded: int, policy: RetryPolicy, has_fallback: bool,
            rng: random.Random) -> Decision:
-    """What to do after ``error``: ``retries`` already made, ``overloaded`` 529s seen in a row (this one counted)."""
-    category = error_category(error)
-    if category in ("authentication_failed", "invalid_request"):
-        return Decision("fail")
-    if category == "overloaded" and overloaded >= policy.max_529_attempts:
+    """What to do after ``error``: ``retries`` already made, ``overloaded`` 529s seen in a row (this one counted).
+
+    A fallback model is a different request, not a retry: an overloaded model the API says not to retry, or one
+    that stayed overloaded ``max_529_attempts`` times, hands over to the fallback when there is one.
+    """
+    overloaded_now = error_category(error) == "overloaded"
+    if not should_retry(error):
+        return Decision("fallback") if overloaded_now and has_fallback else Decision("fail")
+    if overloaded_now and overloaded >= policy.max_529_attempts:
         return Decision("fallback" if has_fallback else "fail")
     if retries >= policy.max_retries:
         return Decision("fail")
-    if category == "rate_limit":
-        hinted = retry_after_s(error.headers)
-        if hinted is not None:
-            return Decision("retry", min(hinted, policy.max_retry_after_s))
-    if category in ("overloaded", "rate_limit", "server_error", "connection_error", "unknown"):
-        return Decision("retry", backoff_s(retries + 1, policy, rng))
-    return Decision("fail")
+    hinted = retry_after_s(error.headers)
+    if hinted:
+        return Decision("retry", min(hinted, policy.max_retry_after_s))
+    return Decision("retry", backoff_s(retries + 1, policy, rng))
 
 
 @dataclass(frozen=True, slots=True)

@@ -65,3 +65,8 @@ def default_error_message(error_type: str) -> str:
 def error_body(error_type: str, message: str, request_id: str) -> dict[str, Any]:
     """`{"type": "error", "error": {...}, "request_id": ...}` exactly as the real API returns it."""
     return {"type": "error", "error": {"type": error_type, "message": message}, "request_id": request_id}
+
+
+def should_retry_header(status: int) -> str:
+    """The real API's ``x-should-retry`` for an error status: worth retrying or not."""
+    return "true" if status in (408, 409, 429) or status >= 500 else "false"

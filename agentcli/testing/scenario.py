@@ -28,6 +28,8 @@ StopReason = Literal[
 ]
 
 _SCENARIO_DIR = Path(__file__).with_name("scenarios")
+DEFAULT_MODEL = "claude-fake"
+"""The model a reply names when neither the request nor the scenario does."""
 
 
 class _Strict(BaseModel):

@@ -21,11 +21,18 @@ from typing import Any, Self
 from urllib.parse import urlsplit
 
 from agentcli.testing import wire
-from agentcli.testing.errors import default_error_message, error_body, error_type_for_status, status_for_error_type
+from agentcli.testing.errors import (
+    default_error_message,
+    error_body,
+    error_type_for_status,
+    should_retry_header,
+    status_for_error_type,
+)
 from agentcli.testing.estimate import estimate_input_tokens, estimate_output_tokens
 from agentcli.testing.expectations import check_expectations, last_user_text
 from agentcli.testing.record import RecordedRequest, RequestLog
 from agentcli.testing.scenario import (
+    DEFAULT_MODEL,
     DropFault,
     HttpFault,
     PromptTooLongFault,
@@ -41,7 +48,6 @@ from agentcli.testing.validate import validate_request
 
 MESSAGES_PATH = "/v1/messages"
 COUNT_TOKENS_PATH = "/v1/messages/count_tokens"
-DEFAULT_MODEL = "claude-fake"
 _CONNECTION_ERRORS = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
 
 
@@ -273,7 +279,9 @@ class FakeAnthropicServer:
         request_id: str,
         headers: dict[str, str] | None = None,
     ) -> None:
-        extra = [("request-id", request_id), *(headers or {}).items()]
+        scripted = {name.lower(): value for name, value in (headers or {}).items()}
+        scripted.setdefault("x-should-retry", should_retry_header(status))
+        extra = [("request-id", request_id), *scripted.items()]
         self._send(handler, wire.json_response(status, error_body(error_type, message, request_id), extra))
 
     def _count_tokens(self, handler: _Handler, record: RecordedRequest, parse_error: str | None) -> None:
