@@ -212,7 +212,8 @@ class AttemptLoop:
                 if decision.action == "fallback":
                     self.fallbacks_used += 1
                     switched = SwitchedModel(request.model, remaining[0], emitted)
-                    request = replace(request, model=remaining[0], messages=strip_thinking(request.messages))
+                    request = replace(request, model=remaining[0], messages=strip_thinking(request.messages),
+                                      thinking=None)
                     overloaded = 0
                     yield switched
                     continue
