@@ -1,8 +1,17 @@
-"""Shared bits for the benchmarks: medians, a results table, and the fake server on a scenario."""
+"""Shared bits for the benchmarks: medians, a results table, the headline figures for ``all.py``, a private home.
+
+The convention every ``scripts/bench/*.py`` follows (``all.py`` finds them by it):
+- a file whose name does not start with ``_`` is a benchmark, run as ``python scripts/bench/NAME.py``, and its
+  defaults are the measurement the README quotes;
+- it prints what it measured for a person, and hands its headline figures to :func:`record` (``table`` does
+  that for each of its rows), which ``all.py`` collects into one table;
+- timings are medians of several runs, with a baseline measured in the same run for the ratio.
+"""
 
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import shutil
 import statistics
@@ -22,11 +31,27 @@ def median(values: Sequence[float]) -> float:
 
 
 def table(rows: list[tuple[str, float, str]], baseline: float) -> str:
+    """A table of timings (seconds) with their ratio to ``baseline``; each row is also a recorded figure."""
     width = max(len(name) for name, _, _ in rows)
     lines = [f"{'':{width}}  median      ratio  note"]
     for name, value, note in rows:
         lines.append(f"{name:{width}}  {value * 1000:8.1f} ms  {value / baseline:5.2f}x  {note}")
+        record(name, value * 1000, "ms", ratio=value / baseline, note=note)
     return "\n".join(lines)
+
+
+RESULTS_ENV = "AGENTCLI_BENCH_RESULTS"
+"""``all.py`` sets this to a file; :func:`record` appends one JSON line per figure to it."""
+
+
+def record(figure: str, value: float, unit: str, *, ratio: float | None = None, note: str = "") -> None:
+    """Hand one headline figure to ``all.py`` (nothing happens when the benchmark runs on its own)."""
+    path = os.environ.get(RESULTS_ENV)
+    if not path:
+        return
+    line = {"figure": figure, "value": value, "unit": unit, "ratio": ratio, "note": note}
+    with open(path, "a", encoding="utf-8") as results:
+        results.write(json.dumps(line, ensure_ascii=False) + "\n")
 
 
 _HOME = tempfile.mkdtemp(prefix="agentcli-bench-home-")

@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import isolate_home, median
+from _common import isolate_home, median, record
 
 from agentcli.api.client import Credentials
 from agentcli.bootstrap import SessionOptions, build_engine
@@ -57,6 +57,8 @@ def main() -> None:
     for name in ("drop", "stall"):
         lost = median(results[name]) - clean
         print(f"{name:<5} recovery time  {lost * 1000:8.1f} ms  (median turn {median(results[name]) * 1000:.1f} ms)")
+        record(f"time a {name} costs a turn", lost * 1000, "ms", ratio=median(results[name]) / clean,
+               note=f"ratio: the faulted turn vs a clean one ({clean * 1000:.0f} ms); watchdog {args.idle_ms} ms")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ import time
 import uuid
 from pathlib import Path
 
-from _common import PYTHON, child_env, median
+from _common import PYTHON, child_env, median, record
 
 from agentcli.testing import FakeAnthropicServer
 
@@ -159,6 +159,8 @@ def bench_resume(runs: int, messages: int, result_bytes: int) -> None:
               f"{re_ / (fr + f):5.2f}x (fresh + floor)   target ≤ 1.50x")
         print(f"  resume cost over a fresh run            {(re_ - fr) * 1000:8.1f} ms   "
               f"{(re_ - fr) / f:5.2f}x the floor")
+        record(f"--resume of {messages:,} messages ({size / 1e6:.0f} MB): start → first request", re_ * 1000, "ms",
+               ratio=re_ / (fr + f), note="vs a fresh run plus reading and parsing the file; target ≤ 1.50x")
 
 
 def bench_bytes(exchanges: int) -> None:
@@ -181,6 +183,7 @@ def bench_bytes(exchanges: int) -> None:
         growth = [b - a for a, b in itertools.pairwise(sizes)]
         print(f"transcript bytes: first exchange {sizes[0]} B; each later exchange median {median(growth):.0f} B "
               f"(min {min(growth)}, max {max(growth)}) over {len(growth)}   target ≤ 5,000 B")
+        record("transcript bytes per short exchange", median(growth), "B", note="target ≤ 5,000 B")
 
 
 def main() -> None:

@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import median
+from _common import median, record
 
 from agentcli.api.client import Credentials
 from agentcli.bootstrap import SessionOptions, build_engine
@@ -100,6 +100,9 @@ def main() -> None:
     print(f"{'':{width}}  median       vs ideal  vs sequential  note")
     for name, value, note in rows:
         print(f"{name:{width}}  {value * 1000:8.1f} ms  {value / ideal:7.2f}x  {value / summed:12.2f}x  {note}")
+        if note.startswith("measured"):
+            record(f"turn with {name.removeprefix('agentcli, ')}", value * 1000, "ms", ratio=value / ideal,
+                   note=f"vs the ideal max(stream, tools); {value / summed:.2f}x the sequential sum")
     print("all runs (read-only): " + ", ".join(f"{v * 1000:.0f}" for v in parallel) + " ms")
 
 

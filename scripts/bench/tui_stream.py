@@ -257,6 +257,28 @@ def main() -> None:
     if "memory" in wanted:
         report["memory"] = asyncio.run(run_memory(300))
     print(json.dumps(report, indent=2))
+    record_headlines(report)
+
+
+def record_headlines(report: dict[str, Any]) -> None:
+    from _common import record
+
+    if "full" in report:
+        full = report["full"]
+        record("TUI: 20,000 deltas rendered", full["deltas_per_s"], "deltas/s", note="target ≥ 3,000 deltas/s")
+        record("TUI: final frame after the last delta", full["final_frame_after_last_delta_ms"], "ms",
+               note="target ≤ 100 ms")
+    if "paced" in report:
+        record("TUI: longest UI block at 1,000 deltas/s (p99)", report["paced"]["p99_block_ms"], "ms",
+               note="target ≤ 50 ms")
+    if "history" in report:
+        history = report["history"]
+        record("TUI: streaming below 300 messages", history["with_300_messages"]["deltas_per_s"], "deltas/s",
+               ratio=history["ratio"], note="vs an empty screen; target within 20 %")
+    if "memory" in report:
+        memory = report["memory"]
+        record("TUI: peak memory after 300 turns", memory["peak_rss_mib_after"], "MiB",
+               ratio=memory["peak_rss_mib_after"] / memory["rss_mib_before"], note="vs before the turns")
 
 
 if __name__ == "__main__":
