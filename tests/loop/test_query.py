@@ -120,7 +120,7 @@ async def test_an_error_the_api_says_not_to_retry_ends_the_loop_at_once(project:
     model = ScriptedModel([{"fault": {"kind": "http", "status": 500, "message": "broken for good",
                                       "headers": {"x-should-retry": "false"}}}])
     events, conversation = await run(model, project)
-    assert events[-1] == LoopEnded("model_error", "broken for good")
+    assert events[-1] == LoopEnded("model_error", "broken for good", status=500)
     assert len(model.requests) == 1 and conversation.messages == [HELLO]
 
 
