@@ -12,6 +12,7 @@ from typing import Any, TextIO
 
 from agentcli.engine import QueryEngine
 from agentcli.loop.repair import sendable
+from agentcli.ui.signals import exit_status, install
 
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
@@ -44,30 +45,33 @@ def _plain(value: object) -> str:
 async def _run(
     engine: QueryEngine, prompt: str, output_format: str, verbose: bool, out: TextIO, err: TextIO
 ) -> int:
-    loop = asyncio.get_running_loop()
-    presses = 0
+    ended_by: list[int] = []
 
-    def on_sigint() -> None:
-        nonlocal presses
-        presses += 1
-        if presses == 1:
-            err.write("agentcli: interrupting (press ctrl+c again to quit at once)\n")
-            err.flush()
+    def on_signal(signum: int) -> None:
+        ended_by.append(signum)
+        if len(ended_by) == 1:
+            if signum == signal.SIGINT:
+                err.write("agentcli: interrupting (press ctrl+c again to quit at once)\n")
+                err.flush()
             engine.interrupt()
         else:
-            out.flush()
-            os._exit(EXIT_INTERRUPTED)
+            with contextlib.suppress(OSError, ValueError):
+                out.flush()
+            os._exit(exit_status(signum))
 
-    loop.add_signal_handler(signal.SIGINT, on_sigint)
+    remove_handlers = install(on_signal)
     try:
-        return await _print_run(engine, prompt, output_format, verbose, out, err)
-    except BrokenPipeError:
-        # The reader went away (``| head``): stop quietly, as command-line tools do.
+        code = await _print_run(engine, prompt, output_format, verbose, out, err)
+    except (BrokenPipeError, OSError) as exc:
+        if not ended_by and not isinstance(exc, BrokenPipeError):
+            raise
+        # The reader went away (``| head``), or the terminal did (SIGHUP): stop quietly, as command-line tools do.
         _silence(out)
-        return EXIT_BROKEN_PIPE
+        code = EXIT_BROKEN_PIPE
     finally:
-        loop.remove_signal_handler(signal.SIGINT)
+        remove_handlers()
         await engine.aclose()
+    return exit_status(ended_by[0]) if ended_by else code
 
 
 async def _print_run(

@@ -36,6 +36,7 @@ from agentcli.ui.session_setup import (
     exit_epilogue,
     session_values,
 )
+from agentcli.ui.signals import exit_status, install
 from agentcli.ui.turn import Submission
 
 EXIT_OK = 0
@@ -65,6 +66,8 @@ class Repl:
         self.busy = False
         self.prompting = False
         self.resume_ids: list[str] = []
+        self.ended_by: int | None = None
+        """The signal that is ending this run, if one is."""
         """Sessions of this run that have messages, in order (``/clear`` starts another)."""
         self._output_free = asyncio.Event()
         self._output_free.set()
@@ -79,8 +82,24 @@ class Repl:
         # Raw mode from start to end, not only while a prompt is open: keys typed ahead (at start-up, or as a turn
         # ends) are then neither echoed over the output nor turned into a new line by the terminal (Enter is CR
         # only in raw mode; cooked mode makes it LF, which is ctrl+j here).
-        with self.input.raw_mode():
-            return await self._run()
+        remove_handlers = install(self._on_signal, (signal.SIGTERM, signal.SIGHUP)) if self.handle_signals else None
+        try:
+            with self.input.raw_mode():
+                code = await self._run()
+        finally:
+            if remove_handlers is not None:
+                remove_handlers()
+        return exit_status(self.ended_by) if self.ended_by is not None else code
+
+    def _on_signal(self, signum: int) -> None:
+        """SIGTERM or SIGHUP: stop the turn (its tools end, it is recorded as interrupted), then leave."""
+        if self.ended_by is not None:
+            os._exit(exit_status(signum))  # a second signal: no more waiting
+        self.ended_by = signum
+        if self.busy:
+            self.interrupt()
+        elif self.prompting and self.session.app.is_running:
+            self.session.app.exit(exception=EOFError())
 
     async def _run(self) -> int:
         setup = self.setup
@@ -224,7 +243,7 @@ class Repl:
     async def _prompt_loop(self) -> None:
         from agentcli.ui.repl.commands import run_command
 
-        while True:
+        while self.ended_by is None:
             text = await self.read_prompt()
             if text is None:
                 return

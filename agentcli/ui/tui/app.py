@@ -63,9 +63,12 @@ class AgentApp(SessionControl, TurnControl, CompletionMenu, App[None]):
 
     def __init__(self, setup: SessionSetup | None = None, *, cwd: Path | None = None,
                  theme: str | None = None, themes: dict[str, Any] | None = None,
-                 history: PromptHistory | None = None) -> None:
+                 history: PromptHistory | None = None, handle_signals: bool = False) -> None:
         super().__init__()
         self.setup = setup
+        self.handle_signals = handle_signals
+        self.ended_by: int | None = None
+        """The signal (SIGTERM, SIGHUP, SIGINT) that is ending this run, if one is."""
         self.cwd = cwd or (setup.cwd if setup is not None else Path.cwd())
         self._own_themes = themes or {}
         for registered in self._own_themes.values():
@@ -114,6 +117,10 @@ class AgentApp(SessionControl, TurnControl, CompletionMenu, App[None]):
 
     def on_mount(self) -> None:
         self.set_interval(0.25, self._tick_status)
+        if self.handle_signals:
+            from agentcli.ui.signals import install
+
+            install(self._on_signal)
         if self.setup is None:
             self.status.state.starting = False
             self.status.show()

@@ -63,7 +63,8 @@ def run_tui(args: Any) -> int:
     theme, themes, problems = pick_theme(getattr(args, "theme", None), cwd)
     setup = SessionSetup(cwd, session_values(args), demo=bool(args.demo), pick_resume=args.resume == "",
                          problems=problems)
-    app = AgentApp(setup, cwd=cwd, theme=theme, themes=themes, history=PromptHistory(default_history_path(), cwd))
+    app = AgentApp(setup, cwd=cwd, theme=theme, themes=themes, history=PromptHistory(default_history_path(), cwd),
+                   handle_signals=True)
     try:
         app.run()
     finally:
@@ -71,4 +72,8 @@ def run_tui(args: Any) -> int:
     used = app.log_messages.has_prompt
     exit_epilogue(setup, app.session_id if used else None, app.engine_error)
     # Interpreter teardown with the SDK loaded costs ~0.3 s; everything is flushed and closed by now.
+    if app.ended_by is not None:
+        from agentcli.ui.signals import exit_status
+
+        os._exit(exit_status(app.ended_by))
     os._exit(EXIT_OK if app.engine_error is None else 1)

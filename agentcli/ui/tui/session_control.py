@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import os
+import signal
 from typing import TYPE_CHECKING, Any
 
 from agentcli.ui.reader import history_messages
@@ -223,7 +225,22 @@ class SessionControl:
             await self._stop_running()
             await self._close_engine("prompt_input_exit")
         finally:
+            if self.ended_by == signal.SIGHUP and self.setup is not None:
+                # The terminal is gone: Textual's teardown would wait forever to write to it. All is saved.
+                from agentcli.ui.signals import exit_status
+
+                self.setup.close()
+                os._exit(exit_status(signal.SIGHUP))
             self.exit()
+
+    def _on_signal(self: AgentApp, signum: int) -> None:
+        """SIGTERM, SIGHUP or SIGINT: leave as /exit does (the turn stops, its tools end, the transcript closes)."""
+        from agentcli.ui.signals import exit_status
+
+        if self.ended_by is not None:
+            os._exit(exit_status(signum))  # a second signal: no more waiting
+        self.ended_by = signum
+        self.action_leave()
 
     async def action_quit(self: AgentApp) -> None:
         self.action_leave()

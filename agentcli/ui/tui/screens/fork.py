@@ -2,29 +2,22 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from agentcli.ui.tui.screens.dialog import OPTIONS_CSS, dialog_css
+from agentcli.ui.tui.screens.dialog import OPTIONS_CSS, YesNoDialog, dialog_css
 
 
-class ForkScreen(ModalScreen[bool]):
+class ForkScreen(YesNoDialog):
     """True: fork the session into a new one; False: don't start (the reason stays on screen)."""
 
     DEFAULT_CSS = dialog_css("fork-box", extra=f"""
     #fork-box > Static {{ margin: 0 0 1 0; }}
     #fork-options {{ {OPTIONS_CSS} }}
     """)
-
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "answer(False)", show=False)]
 
     def __init__(self, reason: str) -> None:
         super().__init__()
@@ -36,13 +29,3 @@ class ForkScreen(ModalScreen[bool]):
             yield Static(Content(self.reason))
             yield OptionList(Option("Fork it: go on in a new session that starts with its history", id="yes"),
                              Option("Don't start", id="no"), id="fork-options")
-
-    def on_mount(self) -> None:
-        self.query_one(OptionList).focus()
-
-    @on(OptionList.OptionSelected)
-    def _selected(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(event.option.id == "yes")
-
-    def action_answer(self, value: bool) -> None:
-        self.dismiss(value)

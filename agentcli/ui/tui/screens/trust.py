@@ -3,29 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
 
-from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from agentcli.ui.tui.screens.dialog import OPTIONS_CSS, dialog_css
+from agentcli.ui.tui.screens.dialog import OPTIONS_CSS, YesNoDialog, dialog_css
 
 
-class TrustScreen(ModalScreen[bool]):
+class TrustScreen(YesNoDialog):
     """True: trust the folder (remembered); False: go on without the project's hooks."""
 
     DEFAULT_CSS = dialog_css("trust-box", extra=f"""
     #trust-box > Static {{ margin: 0 0 1 0; }}
     #trust-options {{ {OPTIONS_CSS} }}
     """)
-
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "answer(False)", show=False)]
 
     def __init__(self, folder: Path, hook_count: int) -> None:
         super().__init__()
@@ -40,13 +34,3 @@ class TrustScreen(ModalScreen[bool]):
                 "commands automatically while agentcli works. Only trust folders whose settings you have read."))
             yield OptionList(Option("Yes, trust this folder and run its hooks", id="yes"),
                              Option("No, continue without the project's hooks", id="no"), id="trust-options")
-
-    def on_mount(self) -> None:
-        self.query_one(OptionList).focus()
-
-    @on(OptionList.OptionSelected)
-    def _selected(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(event.option.id == "yes")
-
-    def action_answer(self, value: bool) -> None:
-        self.dismiss(value)

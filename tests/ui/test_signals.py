@@ -1,0 +1,108 @@
+"""SIGTERM, SIGHUP and SIGINT in every face: the running command's whole process group ends, the transcript
+records the interrupted turn and is closed, and agentcli exits with 128 + the signal's number. Real processes,
+real signals; every wait is for a condition."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentcli.config.paths import sessions_dir
+from agentcli.session.load import load_transcript
+from tests.session.conftest import text_turn
+from tests.ui.tmux import agentcli_in_tmux
+
+
+def _wait(condition: Callable[[], Any], what: str, timeout: float = 60) -> Any:
+    deadline = time.monotonic() + timeout
+    while not (value := condition()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)
+    return value
+
+
+def _alive(pid: int) -> bool:
+    """Running (not gone, not a zombie waiting to be reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+def _long_command_turns(pid_file: Path) -> list[dict]:
+    """The model runs a command that starts a child and waits: both must be gone when agentcli ends."""
+    command = f"sleep 600 & echo $! > {pid_file}.tmp && mv {pid_file}.tmp {pid_file}; wait"
+    return [{"content": [{"type": "text", "text": "Running it."},
+                         {"type": "tool_use", "id": "toolu_long", "name": "Bash", "input": {"command": command}}]},
+            text_turn("never sent")]
+
+
+def _check_recorded_and_ended(project: Path, pid_file: Path) -> None:
+    child = int(pid_file.read_text())
+    _wait(lambda: not _alive(child), "the command's child to end", timeout=30)
+    [path] = sessions_dir(project).glob("*.jsonl")
+    transcript = load_transcript(path)
+    assert transcript.warnings == [] and transcript.dangling == []  # nothing left open for a resume to repair
+    results = [block for message in transcript.messages if isinstance(message["content"], list)
+               for block in message["content"] if block.get("type") == "tool_result"]
+    assert results == [{"type": "tool_result", "tool_use_id": "toolu_long", "content": "Interrupted by user",
+                        "is_error": True}]
+    assert transcript.messages[-1] == {"role": "user", "content": [
+        {"type": "text", "text": "[Request interrupted by user]"}]}
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_headless(signum: int, fake_api, project: Path, run_cli_env, tmp_path: Path):
+    pid_file = tmp_path / "child.pid"
+    server = fake_api({"turns": _long_command_turns(pid_file)})
+    proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "go", "--allowedTools", "Bash",
+                             "--output-format", "json"], cwd=project, env=run_cli_env(server),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _wait(pid_file.exists, "the command to start")
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 128 + signum, err
+    assert "Traceback" not in err
+    if signum != signal.SIGHUP:  # after SIGHUP there is no terminal to print to
+        assert '"errors":["Interrupted by user"]' in out
+    _check_recorded_and_ended(project, pid_file)
+    assert len(server.requests) == 1
+
+
+def _agentcli_pid(pane_pid: int) -> int:
+    """The agentcli process the tmux pane's shell started."""
+    children = Path(f"/proc/{pane_pid}/task/{pane_pid}/children").read_text().split()
+    return int(children[0])
+
+
+@pytest.mark.parametrize("ending", ["SIGTERM", "terminal closed"])
+@pytest.mark.parametrize("face", ["--plain", "tui"])
+def test_interactive_faces(face: str, ending: str, fake_api, project: Path, tmp_path: Path):
+    pid_file = tmp_path / "child.pid"
+    server = fake_api({"turns": _long_command_turns(pid_file)})
+    args = ("--plain", "--allowedTools", "Bash") if face == "--plain" else ("--allowedTools", "Bash")
+    with agentcli_in_tmux(project, *args, height=30, ANTHROPIC_API_KEY="test-key",
+                          ANTHROPIC_BASE_URL=server.base_url) as terminal:
+        terminal.wait_for("Ask agentcli")
+        terminal.type("go")
+        terminal.keys("Enter")
+        _wait(pid_file.exists, "the command to start")
+        pane = int(terminal.run("display-message", "-p", "-t", terminal.session, "#{pane_pid}").strip())
+        agentcli = _agentcli_pid(pane)
+        if ending == "SIGTERM":
+            os.kill(agentcli, signal.SIGTERM)
+            terminal.wait_for(f"AGENTCLI-EXITED-{128 + signal.SIGTERM}", timeout=30)
+        else:
+            terminal.run("kill-server")  # the terminal goes away: its processes get SIGHUP
+            _wait(lambda: not _alive(agentcli), "agentcli to end after SIGHUP", timeout=30)
+    _check_recorded_and_ended(project, pid_file)
