@@ -50,9 +50,12 @@ async def run(face: ProtocolFace, command: Command) -> list[Message]:
     compact = getattr(engine, "compact", None)
     if compact is None:
         return [_local_result(engine.session_id, started, "", "Compaction is not available in this version")]
+    outcome = compact(command.argument or None)
     messages: list[Message] = []
-    async for message in compact(command.argument or None):
-        messages.append(message)
+    if hasattr(outcome, "__aiter__"):  # the engine may stream what compaction does, or just do it
+        messages = [message async for message in outcome]
+    else:
+        await outcome
     if not any(message.get("type") == "result" for message in messages):
         messages.append(_local_result(engine.session_id, started, "Compacted", None))
     return messages
