@@ -178,7 +178,7 @@ async def _exit(face: CommandFace, argument: str) -> None:
 BUILTIN_COMMANDS = (
     Command("help", "Show keys and commands", _help),
     Command("clear", "Start a new, empty session (this one stays resumable)", _clear, aliases=("new", "reset"),
-            faces=INTERACTIVE),
+            faces=(*INTERACTIVE, "stream-json")),
     Command("compact", "Summarise the conversation to free context", _compact, argument_hint="[focus]"),
     Command("context", "Show how full the model's context is", _context),
     Command("cost", "Show this session's cost and token use", _cost),

@@ -57,7 +57,7 @@ def initialize(face: ProtocolFace, request: dict[str, Any]) -> dict[str, Any]:
         for note in notes:
             face.note(note)
     return {
-        "commands": commands.descriptions(),
+        "commands": commands.descriptions(face),
         "agents": [],
         "output_style": "default",
         "available_output_styles": ["default"],

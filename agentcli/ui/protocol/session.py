@@ -66,6 +66,10 @@ class ProtocolFace:
     def engine_started(self) -> bool:
         return self._engine is not None
 
+    @property
+    def engine_or_none(self) -> QueryEngine | None:
+        return self._engine
+
     def engine(self) -> QueryEngine:
         """The session's engine, built on first use so that hooks registered by ``initialize`` are part of it."""
         if self._engine is None:
@@ -181,12 +185,10 @@ class ProtocolFace:
         return 1 if self.last_failed else 0
 
     async def turn(self, frame: UserFrame) -> None:
-        content = frame.message.content
-        command = commands.parse(content)
-        if command is not None:
-            for message in await commands.run(self, command):
-                self.emit(message, frame)
-            return
+        if not await commands.run(self, frame):
+            await self.run_turn(frame.message.content, frame)
+
+    async def run_turn(self, content: str | list[dict[str, Any]], frame: UserFrame) -> None:
         engine = self.engine()
         if self._orphan is not None:
             content = await self._answer_orphan(engine, content)

@@ -91,7 +91,10 @@ async def test_can_use_tool_allows_with_changed_input_denies_and_deny_rules_stil
 
 async def test_clear_resets_the_conversation_with_a_new_session(sdk_options):
     options, server = sdk_options([text_turn("Noted."), text_turn("What number?")])
-    first, cleared, after = await conversation(options, "remember 42", "/clear", "which number did I say?")
+    first, cleared, after, cost, unknown = await conversation(
+        options, "remember 42", "/clear", "which number did I say?", "/cost", "/frobnicate")
+    assert isinstance(cost[-1], ResultMessage) and not cost[-1].is_error and cost[-1].result
+    assert "Unknown command /frobnicate" in unknown[-1].result
     reset = [m for m in cleared if isinstance(m, ConversationResetMessage)]
     assert len(reset) == 1 and reset[0].session_id == first[-1].session_id
     assert isinstance(cleared[-1], ResultMessage) and not cleared[-1].is_error
