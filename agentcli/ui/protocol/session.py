@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import signal
 import sys
 import uuid
 from typing import Any, BinaryIO, TextIO
@@ -30,6 +29,7 @@ from agentcli.ui.protocol.frames import (
 )
 from agentcli.ui.protocol.host import HostPermissions
 from agentcli.ui.protocol.orphans import answer_orphan, question_path, take_question
+from agentcli.ui.signals import exit_status, install
 
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
@@ -51,6 +51,7 @@ class ProtocolFace:
         self._engine: QueryEngine | None = None
         self._controls: dict[str, asyncio.Task[None]] = {}
         self._turn_running = False
+        self.stopping = False
         self.last_failed = False
         self._orphan: dict[str, Any] | None = None
         if host_permissions:
@@ -100,6 +101,12 @@ class ProtocolFace:
     def interrupt(self) -> None:
         if self._engine is not None and self._turn_running:
             self._engine.interrupt()
+
+    def stop(self) -> None:
+        """End the session on a signal: the running turn is interrupted and no queued one starts."""
+        self.stopping = True
+        self.interrupt()
+        self.queue.put_nowait(None)
 
     def note(self, text: str) -> None:
         self.err.write(f"agentcli: {text}\n")
@@ -176,7 +183,7 @@ class ProtocolFace:
 
     async def serve(self, stdin: BinaryIO) -> int:
         read_lines(stdin, asyncio.get_running_loop(), self.on_line)
-        while (frame := await self.queue.get()) is not None:
+        while (frame := await self.queue.get()) is not None and not self.stopping:
             await self.turn(frame)
         for task in list(self._controls.values()):
             task.cancel()
@@ -223,22 +230,22 @@ def run_protocol(options: SessionOptions, credentials: Credentials, *, replay: b
                        host_permissions=host_permissions, verbose=verbose, hook_events=hook_events)
 
     async def main() -> int:
-        loop = asyncio.get_running_loop()
-        presses = 0
+        ended_by: list[int] = []
 
-        def on_sigint() -> None:
-            nonlocal presses
-            presses += 1
-            if presses > 1 or not face._turn_running:
-                sys.stdout.flush()
-                os._exit(EXIT_INTERRUPTED)
-            face.interrupt()
+        def on_signal(signum: int) -> None:
+            ended_by.append(signum)
+            if len(ended_by) > 1:
+                with contextlib.suppress(OSError, ValueError):
+                    sys.stdout.flush()
+                os._exit(exit_status(signum))
+            face.stop()
 
-        loop.add_signal_handler(signal.SIGINT, on_sigint)
+        remove_handlers = install(on_signal)
         try:
-            return await face.serve(sys.stdin.buffer)
+            code = await face.serve(sys.stdin.buffer)
         finally:
-            loop.remove_signal_handler(signal.SIGINT)
+            remove_handlers()
+        return exit_status(ended_by[0]) if ended_by else code
 
     try:
         return asyncio.run(main())

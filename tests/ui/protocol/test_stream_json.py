@@ -4,6 +4,7 @@ and every line printed in every mode accepted by the Agent SDK's message parser.
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -159,3 +160,21 @@ def test_a_question_left_open_when_the_program_went_away_is_asked_once_on_the_ne
     again = subprocess.run([AGENTCLI, *args, f"--resume={session_id}"], cwd=project, env=env, text=True,
                            input=_user("and again") + "\n", capture_output=True, timeout=60)
     assert '"can_use_tool"' not in again.stdout  # asked once, not again
+
+
+def test_sigterm_interrupts_the_running_turn_and_runs_nothing_queued(project, fake_api, run_cli_env):
+    slow = {"content": [{"type": "text", "text": "word " * 40, "chunks": 40}], "delay_ms": 100}
+    server = fake_api({"turns": [slow, text_turn("never")]})
+    with _start(project, run_cli_env(server), [*STREAM, "--include-partial-messages"]) as proc:
+        assert proc.stdout is not None
+        _send(proc, _user("talk"))
+        _send(proc, _user("queued"))
+        for line in proc.stdout:
+            if json.loads(line).get("type") == "stream_event":
+                break
+        proc.send_signal(signal.SIGTERM)
+        lines = [json.loads(line) for line in proc.stdout]
+        assert proc.wait(timeout=60) == 128 + signal.SIGTERM
+    results = [line for line in lines if line["type"] == "result"]
+    assert len(results) == 1 and results[0]["is_error"] and results[0]["terminal_reason"] == "aborted_streaming"
+    assert len(server.requests) == 1
