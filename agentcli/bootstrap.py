@@ -21,10 +21,14 @@ from agentcli.hooks.config import ConfiguredHook, configured_hooks
 from agentcli.hooks.runner import HookRunner
 from agentcli.hooks.session_hooks import SessionHooks
 from agentcli.hooks.tool_gate import gate_with_pre_tool_use
+from agentcli.tools.background import BackgroundShells
 from agentcli.tools.base import Tool, ToolEnv
 from agentcli.tools.permissions import AskUser, PermissionPolicy
 from agentcli.tools.registry import default_registry
 from agentcli.tools.rules import RuleSources, parse_rule_args
+from agentcli.web.fetch_tool import WebFetchTool
+from agentcli.web.search_tool import WebSearchTool
+from agentcli.web.search_tool import offered as search_offered
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_IDLE_TIMEOUT_MS = 60_000
@@ -75,6 +79,13 @@ class SessionOptions:
     max_thinking_tokens: int | None = None
     host_hooks: list[ConfiguredHook] = field(default_factory=list)
     """Hooks a driving program registered (SDK callbacks), run after those of the settings files."""
+    # MCP servers: --mcp-config values (files or inline JSON) and --strict-mcp-config (only those).
+    mcp_config: list[str] = field(default_factory=list)
+    strict_mcp_config: bool = False
+    agents: dict[str, Any] | None = None
+    """Agent definitions from an SDK client (``initialize.agents``), on top of the agent folders'."""
+    plugin_dirs: list[str] = field(default_factory=list)
+    """``--plugin-dir`` values: Claude Code plugin folders to load (besides settings ``enabledPlugins``)."""
     notices: list[str] = field(default_factory=list)
     """Filled by :func:`build_engine`: one-line notes for the user (for example project hooks skipped)."""
     extra: dict[str, Any] = field(default_factory=dict)
@@ -153,13 +164,22 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
     session = options.session = open_session_for(options)
     client = AnthropicClient(credentials, idle_timeout_s=idle_timeout_s(merged.streamIdleTimeoutMs))
     policy, removed_tools = permission_policy(options, settings)
-    registry = default_registry(allowed=options.tools, disallowed=removed_tools, extra=_session_tools(options))
+    plugins = _plugins(options, settings)
+    wanted = _extension_tool_names(options, removed_tools)
+    task_tool = _task_tool(options, plugins) if "Task" in wanted else None
+    skill_tool = _skill_tool(options, plugins) if "Skill" in wanted else None
+    web_fetch = WebFetchTool() if "WebFetch" in wanted else None
+    web_search = WebSearchTool() if "WebSearch" in wanted and search_offered(policy) else None
+    extension_tools = [t for t in (task_tool, skill_tool, web_fetch, web_search) if t is not None]
+    registry = default_registry(allowed=options.tools, disallowed=removed_tools,
+                                extra=extension_tools + _session_tools(options))
     thinking = thinking_param(options.thinking_mode, options.max_thinking_tokens, os.environ,
                               getattr(merged, "alwaysThinkingEnabled", None))
     store_path = getattr(getattr(session, "store", None), "path", None)
     scratch_dir = Path(store_path).with_suffix("") / "tool-results" if store_path else None
     env = ToolEnv(project_dir=project_dir, env=dict(merged.env), scratch_dir=scratch_dir)
-    hooks = _session_hooks(options, settings)
+    env.state.shells = BackgroundShells()
+    hooks = _session_hooks(options, settings, plugins)
     config = EngineConfig(
         client=client,
         registry=registry,
@@ -180,7 +200,10 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
                                           max_retries=merged.maxRetries),
         hooks=hooks,
         session_source="resume" if options.resume or options.continue_session else "startup",
+        services=[env.state.shells],
+        extensions={"shells": env.state.shells},
     )
+    _add_mcp(options, settings, config, plugins)
     if hooks is not None:
         config.can_use_tool = gate_with_pre_tool_use(policy, hooks)
     config.permission_policy = policy
@@ -195,6 +218,10 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
         hooks.runner.permission_mode = policy.mode
         store_path = getattr(getattr(session, "store", None), "path", None)
         hooks.runner.transcript_path = str(store_path) if store_path else None
+    if web_fetch is not None:
+        web_fetch.client = client
+    if task_tool is not None:
+        _connect_subagents(task_tool, config, Path(store_path).with_suffix("") / "subagents" if store_path else None)
     return QueryEngine(config, session.messages if session is not None else None)
 
 
@@ -207,6 +234,84 @@ def _session_tools(options: SessionOptions) -> list[Tool]:
     return [StructuredOutputTool(options.json_schema)]
 
 
+def _extension_tool_names(options: SessionOptions, removed: set[str]) -> set[str]:
+    """Which of the extensions' tools the session offers: ``--tools`` narrows them like the built-in ones, a bare
+    deny rule removes them."""
+    names = {"Task", "Skill", "WebFetch", "WebSearch"}
+    if options.tools is not None:
+        names &= set(options.tools)
+    return names - removed
+
+
+def _plugins(options: SessionOptions, settings: LoadedSettings) -> Any:
+    """Plugin folders from ``--plugin-dir`` and settings ``enabledPlugins``; broken ones become notices."""
+    from agentcli.plugins.loader import PluginSet, enabled_in_settings, load_plugins
+
+    folders = enabled_in_settings(settings.layers, options.cwd)
+    folders += [(Path(folder).expanduser().absolute(), "--plugin-dir") for folder in options.plugin_dirs]
+    if not folders:
+        return PluginSet()
+    plugins = load_plugins(folders, {**os.environ, **settings.merged.env})
+    options.notices.extend(plugins.problems)
+    return plugins
+
+
+def _task_tool(options: SessionOptions, plugins: Any) -> Any:
+    from agentcli.agents.definitions import discover_agents, from_sdk
+    from agentcli.agents.task_tool import TaskTool
+
+    catalog = discover_agents(options.cwd, plugins.folders("agents"))
+    if options.agents:
+        catalog.add(from_sdk(options.agents))
+    options.notices.extend(catalog.problems)
+    return TaskTool(catalog)
+
+
+def _skill_tool(options: SessionOptions, plugins: Any) -> Any:
+    """The Skill tool when there are skills (without any, it would only cost tokens)."""
+    from agentcli.skills.catalog import discover_skills
+    from agentcli.skills.tool import SkillTool
+
+    catalog = discover_skills(options.cwd, plugins.folders("skills"))
+    options.notices.extend(catalog.problems)
+    return SkillTool(catalog) if catalog.skills else None
+
+
+def _connect_subagents(task_tool: Any, config: EngineConfig, transcript_dir: Path | None) -> None:
+    """Give the Task tool the session's collaborators: sub-agents share its client, tools, rules and hooks."""
+    from agentcli.agents.runner import SubagentContext
+
+    task_tool.context = SubagentContext(
+        client=config.client, registry=config.registry, tool_env=config.tool_env, model=config.model,
+        catalog=task_tool.catalog, session_id=config.session_id, can_use_tool=config.can_use_tool,
+        retry_policy=config.retry_policy, hooks=config.hooks, transcript_dir=transcript_dir,
+        max_tokens=config.max_tokens,
+    )
+
+
+def _add_mcp(options: SessionOptions, settings: LoadedSettings, config: EngineConfig, plugins: Any) -> None:
+    """MCP servers from settings, plugins, ``.mcp.json`` (trusted folders only) and ``--mcp-config``; started later,
+    in the background. A broken ``--mcp-config`` raises :class:`agentcli.mcp.config.McpConfigError`."""
+    has_any = options.mcp_config or plugins.mcp_servers or (options.cwd / ".mcp.json").is_file() or any(
+        layer.data.get("mcpServers") for layer in settings.layers)
+    if not has_any:
+        return
+    from agentcli.mcp.prompts import LivePrompts, PromptExpander
+    from agentcli.mcp.setup import build_mcp, mcp_sources
+
+    sources, notices = mcp_sources(options.cwd, settings.layers, trusted=settings.trusted, flags=options.mcp_config,
+                                   strict=options.strict_mcp_config, extra=plugins.mcp_servers)
+    manager, problems = build_mcp(options.cwd, sources, {**os.environ, **settings.merged.env})
+    options.notices.extend(notices + problems)
+    if manager is not None:
+        config.registry.add_source(manager)
+        config.services.append(manager)
+        config.mcp_servers = manager.statuses
+        config.extensions["mcp"] = manager
+        config.expand_prompt = PromptExpander(manager)
+        config.mcp_prompts = LivePrompts(manager)
+
+
 def _as_models(value: str | list[str] | None) -> tuple[str, ...]:
     if value is None:
         return ()
@@ -214,9 +319,10 @@ def _as_models(value: str | list[str] | None) -> tuple[str, ...]:
     return tuple(item.strip() for item in items if item.strip())
 
 
-def _session_hooks(options: SessionOptions, settings: LoadedSettings) -> SessionHooks | None:
-    """The session's hooks (an untrusted folder's settings arrive without theirs)."""
-    hooks = configured_hooks(settings.layers) + options.host_hooks
+def _session_hooks(options: SessionOptions, settings: LoadedSettings, plugins: Any) -> SessionHooks | None:
+    """The session's hooks: the settings files' (an untrusted folder's settings arrive without theirs), the
+    plugins', then a driving program's."""
+    hooks = configured_hooks(settings.layers) + plugins.hooks + options.host_hooks
     if not hooks:
         return None
     runner = HookRunner(hooks, project_dir=options.cwd, env=settings.merged.env)

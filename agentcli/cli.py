@@ -78,6 +78,13 @@ def build_parser() -> argparse.ArgumentParser:
                         help='tool calls to refuse, e.g. "Bash(rm *),Edit(./secrets/**)"; a bare name removes the tool')
     parser.add_argument("--trust-project", action="store_true",
                         help="run this folder's project hooks (.agentcli/settings.json) without asking")
+    parser.add_argument("--mcp-config", action="append", default=[], metavar="FILE_OR_JSON",
+                        help='MCP servers to start: a file or inline JSON {"mcpServers": {...}} (repeatable)')
+    parser.add_argument("--strict-mcp-config", action="store_true",
+                        help="use only the MCP servers of --mcp-config, none from settings or .mcp.json")
+    parser.add_argument("--plugin-dir", action="append", default=[], metavar="DIR",
+                        help="load a Claude Code plugin folder: its hooks, commands, agents, skills and MCP servers "
+                             "(repeatable)")
     parser.add_argument("--demo", action="store_true",
                         help="talk to a built-in scripted model instead of the API (no key needed)")
     parser.add_argument("--plain", action="store_true",
@@ -112,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--include-partial-messages needs --output-format stream-json")
     _check_session_flags(parser, args)
     _check_permission_flags(parser, args)
+    _check_mcp_flags(parser, args)
     streaming_input = _check_host_flags(parser, args)
     if args.resume == "" and (args.print_mode or args.prompt or not sys.stdin.isatty()):
         return _resume_without_id()
@@ -152,6 +160,9 @@ def main(argv: list[str] | None = None) -> int:
         json_schema=args.json_schema,
         thinking_mode=args.thinking,
         max_thinking_tokens=args.max_thinking_tokens,
+        mcp_config=list(args.mcp_config),
+        strict_mcp_config=args.strict_mcp_config,
+        plugin_dirs=list(args.plugin_dir),
     )
     if args.verbose or args.debug is not None:
         for note in accepted_only_notes(args):
@@ -213,6 +224,19 @@ def main(argv: list[str] | None = None) -> int:
     sys.stderr.flush()
     # Interpreter teardown with the SDK loaded costs ~0.3 s; everything is flushed and closed by now.
     os._exit(code)
+
+
+def _check_mcp_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """A broken ``--mcp-config`` is a usage error, reported before anything starts."""
+    if not args.mcp_config:
+        return
+    from agentcli.mcp.config import McpConfigError, read_config
+
+    for value in args.mcp_config:
+        try:
+            read_config(value, dict(os.environ))
+        except McpConfigError as exc:
+            parser.error(str(exc))
 
 
 def _check_permission_flags(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -23,6 +23,7 @@ from agentcli.debuglog import record_exception
 from agentcli.events import (
     AssistantTurn,
     LoopEnded,
+    NestedMessage,
     Notice,
     RequestStarted,
     ResponseWithheld,
@@ -56,6 +57,14 @@ class Recorder(Protocol):
     def flush(self, *, durable: bool = False) -> None: ...
 
 
+class SessionService(Protocol):
+    """Something that runs beside the session and must not outlive it."""
+
+    def start(self) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+
 @dataclass
 class EngineConfig:
     client: ModelClient
@@ -81,6 +90,18 @@ class EngineConfig:
     """For SessionStart hooks: ``startup`` or ``resume``."""
     thinking: dict[str, Any] | None = None
     """The requests' ``thinking`` parameter (extended thinking), or None."""
+    services: list[SessionService] = field(default_factory=list)
+    """Background parts of the session (MCP servers, background shells): started once the first request is out (or
+    earlier by a face, :meth:`QueryEngine.start_services`), stopped by :meth:`QueryEngine.aclose`."""
+    mcp_servers: Callable[[], list[dict[str, Any]]] | None = None
+    """The MCP servers' names and states for ``system/init``."""
+    expand_prompt: Callable[[str], Awaitable[tuple[str, list[str]]]] | None = None
+    """Turns a typed prompt into what is sent, plus context for the model (MCP prompts run as ``/mcp__…``
+    commands, ``@server:uri`` resources read)."""
+    mcp_prompts: Iterable[Any] = ()
+    """MCP prompts for the slash-command registry (``/mcp__server__prompt``)."""
+    extensions: dict[str, Any] = field(default_factory=dict)
+    """Extension managers by kind (``mcp``, ``shells``…), for faces' commands such as ``/mcp``."""
 
 
 class QueryEngine:
@@ -96,6 +117,7 @@ class QueryEngine:
         self._session_started = False
         self._task: asyncio.Task[Any] | None = None
         self._interrupted = False
+        self._services_started = False
 
     @property
     def messages(self) -> list[Message]:
@@ -132,6 +154,7 @@ class QueryEngine:
             cwd=str(self.config.tool_env.project_dir), model=self.config.model, tools=self.config.registry.names,
             permission_mode=self.config.permission_mode, slash_commands=list(self.config.slash_commands),
             api_key_source=self.config.api_key_source,
+            mcp_servers=self.config.mcp_servers() if self.config.mcp_servers is not None else [],
         ))
 
     def _record(self, entry: Message) -> None:
@@ -140,13 +163,21 @@ class QueryEngine:
 
     # -- the lifecycle ---------------------------------------------------------------------------------------------
 
+    def start_services(self) -> None:
+        """Start the background services (MCP servers…) without waiting for any; idempotent."""
+        if not self._services_started:
+            self._services_started = True
+            for service in self.config.services:
+                service.start()
+
     async def aclose(self, reason: str = "other") -> None:
-        """End the session: SessionEnd hooks run (``reason``: clear, logout, prompt_input_exit, other), then the
-        model client's connections are released; the engine can't submit afterwards."""
+        """End the session: SessionEnd hooks run (``reason``: clear, logout, prompt_input_exit, other), background
+        services stop, then the model client's connections are released; the engine can't submit afterwards."""
         if self.config.hooks is not None and self._session_started:
             self._session_started = False
             outcome = await self.config.hooks.session_end(reason)
             self._hook_messages(outcome)
+        await asyncio.gather(*(service.aclose() for service in self.config.services), return_exceptions=True)
         await self.config.client.aclose()
 
     async def notify(self, message: str, title: str = "agentcli") -> None:
@@ -193,6 +224,8 @@ class QueryEngine:
             yield init
 
         context: list[str] = []
+        if self.config.expand_prompt is not None and isinstance(prompt, str):
+            prompt, context = await self.config.expand_prompt(prompt)
         hooks = self.config.hooks
         if hooks is not None:
             if not self._session_started:
@@ -249,6 +282,10 @@ class QueryEngine:
             async for event in loop:
                 if isinstance(event, StreamDelta):
                     streamed.feed(event.event)
+                    if not self._services_started:
+                        # The first request is out: background services (MCP servers importing and starting)
+                        # may take the CPU now without delaying it. A face may have started them earlier.
+                        self.start_services()
                     if partial:
                         yield self._envelope({"type": "stream_event", "event": event.event, "parent_tool_use_id": None})
                 elif isinstance(event, AssistantTurn):
@@ -293,6 +330,11 @@ class QueryEngine:
                                           "isMeta": True})
                     self._record(out)
                     yield out
+                elif isinstance(event, NestedMessage):
+                    if event.usage is not None:
+                        self.usage.add(*event.usage)
+                    if event.message is not None:  # a sub-agent's own transcript keeps it; ours stays resumable
+                        yield self._envelope(dict(event.message))
                 elif isinstance(event, RequestStarted):
                     streamed = MessageAccumulator()
                     request_started = time.monotonic()
@@ -349,6 +391,7 @@ class QueryEngine:
             await loop.aclose()
             self._task = None
 
+        self.start_services()
         if interrupted:
             kept = self._keep_interrupted_answer(streamed)
             if kept is not None:

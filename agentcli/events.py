@@ -104,7 +104,16 @@ class LoopEnded:
     """For ``model_error``: the HTTP status of the failed request, when there was one."""
 
 
+@dataclass(frozen=True, slots=True)
+class NestedMessage:
+    """A message from inside a tool call (a sub-agent's turns and tool results), already in the SDK shape with
+    ``parent_tool_use_id`` set; ``usage`` (model, usage) is billed to the session, shown or not."""
+
+    message: dict[str, Any] | None
+    usage: tuple[str, dict[str, Any]] | None = None
+
+
 LoopEvent = (
     RequestStarted | StreamDelta | AssistantTurn | ResponseWithheld | ToolStarted | ToolProgress | ToolFinished
-    | ToolResults | UserInjected | Notice | LoopEnded
+    | ToolResults | UserInjected | Notice | LoopEnded | NestedMessage
 )

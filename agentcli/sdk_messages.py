@@ -17,14 +17,14 @@ Message = dict[str, Any]
 
 
 def init_message(*, cwd: str, model: str, tools: list[str], permission_mode: str, slash_commands: list[str],
-                 api_key_source: str) -> Message:
+                 api_key_source: str, mcp_servers: list[dict[str, Any]] | None = None) -> Message:
     return {
         "type": "system",
         "subtype": "init",
         "cwd": cwd,
         "model": model,
         "tools": tools,
-        "mcp_servers": [],
+        "mcp_servers": list(mcp_servers or []),
         "permissionMode": permission_mode,
         "slash_commands": slash_commands,
         "apiKeySource": api_key_source,

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentcli.api.accumulate import USAGE_KEYS, empty_usage
-from agentcli.api.pricing import CONTEXT_WINDOW, cost_usd
+from agentcli.api.pricing import CONTEXT_WINDOW, cost_usd, web_searches
 
 
 @dataclass
@@ -15,6 +15,7 @@ class ModelUsage:
     output_tokens: int = 0
     cache_read_input_tokens: int = 0
     cache_creation_input_tokens: int = 0
+    web_search_requests: int = 0
     cost_usd: float = 0.0
     priced: bool = True
 
@@ -25,7 +26,7 @@ class ModelUsage:
             "outputTokens": self.output_tokens,
             "cacheReadInputTokens": self.cache_read_input_tokens,
             "cacheCreationInputTokens": self.cache_creation_input_tokens,
-            "webSearchRequests": 0,
+            "webSearchRequests": self.web_search_requests,
             "costUSD": self.cost_usd,
             "contextWindow": CONTEXT_WINDOW,
         }
@@ -48,6 +49,7 @@ class UsageTracker:
         entry.output_tokens += counts["output_tokens"]
         entry.cache_read_input_tokens += counts["cache_read_input_tokens"]
         entry.cache_creation_input_tokens += counts["cache_creation_input_tokens"]
+        entry.web_search_requests += web_searches(usage)
         cost = cost_usd(model, usage)
         if cost is None:
             entry.priced = False

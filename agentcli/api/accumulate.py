@@ -104,6 +104,9 @@ class MessageAccumulator:
             value = usage.get(key)
             if isinstance(value, int):
                 self.usage[key] = value
+        server = usage.get("server_tool_use")
+        if isinstance(server, dict):  # web searches the API ran (priced per request)
+            self.usage["server_tool_use"] = dict(server)  # type: ignore[assignment]
 
     def _close(self, index: int) -> dict[str, Any]:
         open_block = self._open.pop(index)

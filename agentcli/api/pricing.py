@@ -7,8 +7,11 @@ A model we do not know costs 0 and is reported as unpriced rather than guessed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 PER_MILLION = 1_000_000
+WEB_SEARCH_USD = 0.01
+"""Per server-side web search ($10 per thousand)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,12 +52,17 @@ def price_for(model: str) -> Price | None:
     return None
 
 
-def cost_usd(model: str, usage: dict[str, int]) -> float | None:
-    """Cost of one response's ``usage``; None for an unknown model."""
+def web_searches(usage: dict[str, Any]) -> int:
+    server = usage.get("server_tool_use")
+    return int(server.get("web_search_requests") or 0) if isinstance(server, dict) else 0
+
+
+def cost_usd(model: str, usage: dict[str, Any]) -> float | None:
+    """Cost of one response's ``usage`` (tokens and server-side web searches); None for an unknown model."""
     price = price_for(model)
     if price is None:
         return None
-    return (
+    return web_searches(usage) * WEB_SEARCH_USD + (
         usage.get("input_tokens", 0) * price.input
         + usage.get("output_tokens", 0) * price.output
         + usage.get("cache_creation_input_tokens", 0) * price.cache_write

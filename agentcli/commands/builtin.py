@@ -97,6 +97,24 @@ async def _permissions(face: CommandFace, argument: str) -> None:
         face.notice(title, "info", detail=detail)
 
 
+async def _mcp(face: CommandFace, argument: str) -> None:
+    engine = _engine(face)
+    if engine is not None:
+        from agentcli.mcp.report import servers_report
+
+        title, detail = servers_report(engine.config.extensions.get("mcp"))
+        face.notice(title, "info", detail=detail)
+
+
+async def _bashes(face: CommandFace, argument: str) -> None:
+    engine = _engine(face)
+    if engine is not None:
+        from agentcli.tools.background import shells_report
+
+        title, detail = shells_report(engine.config.extensions.get("shells"))
+        face.notice(title, "info", detail=detail)
+
+
 async def _hooks(face: CommandFace, argument: str) -> None:
     options = face.options
     settings = getattr(options, "settings", None)
@@ -187,6 +205,8 @@ BUILTIN_COMMANDS = (
     Command("status", "Show version, session, model, folder and settings files", _status),
     Command("permissions", "Show the permission mode and rules", _permissions, aliases=("allowed-tools",)),
     Command("hooks", "List the configured hooks and where they come from", _hooks),
+    Command("mcp", "MCP servers: status, errors, tools, prompts and resources", _mcp),
+    Command("bashes", "Background shells the agent started: status and command", _bashes),
     Command("memory", "Edit the project's memory file (AGENTS.md) in $EDITOR", _memory, faces=INTERACTIVE),
     Command("init", "Write an AGENTS.md with this project's commands and conventions", _init),
     Command("export", "Save the conversation as Markdown", _export, argument_hint="[FILE]"),

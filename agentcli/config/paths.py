@@ -25,3 +25,14 @@ def project_slug(cwd: Path) -> str:
 
 def sessions_dir(cwd: Path) -> Path:
     return data_dir() / "projects" / project_slug(cwd)
+
+
+def extension_folders(project_dir: Path, kind: str) -> list[tuple[str, Path]]:
+    """Where ``agents``, ``skills`` (…) live, lowest precedence first, as ``(scope, folder)``: the user's Claude
+    Code folder and agentcli's, then the project's ``.claude/`` and ``.agentcli/``."""
+    return [
+        ("user", Path.home() / ".claude" / kind),
+        ("user", config_dir() / kind),
+        ("project", project_dir / ".claude" / kind),
+        ("project", project_dir / ".agentcli" / kind),
+    ]

@@ -13,8 +13,8 @@ HookCallback = Callable[[dict[str, Any]], Awaitable[Any]]
 """A hook that is a function, not a command (a driving program's callback): the hook's input in, its output out."""
 
 DEFAULT_TIMEOUT_S = 60.0
-EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop", "SessionStart", "SessionEnd",
-          "PreCompact", "Notification")
+EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "SessionStart",
+          "SessionEnd", "PreCompact", "Notification")
 _EXACT = re.compile(r"^[A-Za-z0-9_|, -]*$")
 
 
@@ -28,6 +28,8 @@ class ConfiguredHook:
     """The settings file it came from (shown by ``/hooks`` and in summaries)."""
     callback: HookCallback | None = field(default=None, compare=False)
     """When set, the hook runs by calling this instead of starting ``command`` (which then only names it)."""
+    plugin_root: str | None = None
+    """For a plugin's hook: the plugin's folder, given to the command as ``CLAUDE_PLUGIN_ROOT``."""
 
 
 def matcher_matches(matcher: str | None, value: str | None) -> bool:

@@ -186,6 +186,8 @@ class HookRunner:
             return await _call_back(hook, stdin)
         env = {**os.environ, **self.env, "CLAUDE_PROJECT_DIR": str(self.project_dir),
                "AGENTCLI_PROJECT_DIR": str(self.project_dir)}
+        if hook.plugin_root:
+            env["CLAUDE_PLUGIN_ROOT"] = hook.plugin_root
         started = time.monotonic()
         try:
             process = await asyncio.create_subprocess_shell(

@@ -50,11 +50,14 @@ class SessionHooks:
         self.runner = runner
         self.block_cap = block_cap or _env_cap() or DEFAULT_STOP_BLOCK_CAP
 
-    async def stop(self, last_assistant_text: str, stop_hook_active: bool) -> StopVerdict:
-        if not self.runner.has("Stop"):
+    async def stop(self, last_assistant_text: str, stop_hook_active: bool, *, event: str = "Stop",
+                   fields: dict[str, Any] | None = None, match_value: str | None = None) -> StopVerdict:
+        """Stop hooks (or, for a sub-agent, ``SubagentStop`` with its ``fields``) judge a finished turn."""
+        if not self.runner.has(event):
             return StopVerdict()
         outcome = await self.runner.run(
-            "Stop", {"stop_hook_active": stop_hook_active, "last_assistant_message": last_assistant_text}
+            event, {"stop_hook_active": stop_hook_active, "last_assistant_message": last_assistant_text,
+                    **(fields or {})}, match_value=match_value,
         )
         verdict = StopVerdict(messages=outcome.system_messages)
         if outcome.results:
@@ -64,7 +67,8 @@ class SessionHooks:
             verdict.prevent = True
             verdict.stop_reason = outcome.stop_reason
         elif outcome.blocking:
-            verdict.feedback = "Stop hook feedback:\n" + "\n".join(f"[{cmd}]: {msg}" for cmd, msg in outcome.blocking)
+            lines = "\n".join(f"[{cmd}]: {msg}" for cmd, msg in outcome.blocking)
+            verdict.feedback = f"{event} hook feedback:\n{lines}"
         return verdict
 
     async def post_tool_use(self, tool_use: dict[str, Any], finished: ToolFinished) -> list[str]:

@@ -44,9 +44,9 @@ async def query(params: QueryParams) -> AsyncIterator[LoopEvent]:
     conversation = params.conversation
     state = LoopState(model=params.model)
     attempts = AttemptLoop(params.client, params.retry_policy)
-    tools = params.registry.schemas()
     while True:
         yield RequestStarted(state.turn_count, state.model)
+        tools = params.registry.schemas()  # tools that arrived since (MCP servers connecting) join the next request
         request = ModelRequest(
             model=state.model,
             max_tokens=state.max_tokens_override or params.max_tokens,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agentcli.testing.scenario import Expectation
+from agentcli.testing.scenario import Expectation, Match
 
 
 def _last_user_message(body: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -66,3 +66,20 @@ def check_expectations(expect: Expectation | None, body: Mapping[str, Any]) -> l
             if tool_use_id not in present:
                 problems.append(f"expectation: no tool_result for {tool_use_id!r} in the last user message")
     return problems
+
+
+def _system_text(body: Mapping[str, Any]) -> str:
+    system = body.get("system")
+    return system if isinstance(system, str) else "\n".join(_texts(system))
+
+
+def matches(when: Match | None, body: Mapping[str, Any]) -> bool:
+    """Whether a turn's ``when`` accepts this request (a turn without one accepts any)."""
+    if when is None:
+        return True
+    messages = body.get("messages")
+    first = messages[0] if isinstance(messages, list) and messages else {}
+    first_text = "\n".join(_texts(first.get("content"))) if isinstance(first, Mapping) else ""
+    checks = ((when.system_contains, _system_text(body)), (when.first_user_text_contains, first_text),
+              (when.last_user_text_contains, last_user_text(body)))
+    return all(needle in text for needle, text in checks if needle is not None)

@@ -80,7 +80,26 @@ class ToolUseSpec(_Strict):
         return json.dumps(self.input, ensure_ascii=self.ensure_ascii)
 
 
-ContentSpec = Annotated[TextSpec | ThinkingSpec | RedactedThinkingSpec | ToolUseSpec, Field(discriminator="type")]
+class ServerToolUseSpec(ToolUseSpec):
+    """A server tool call (web search): streamed like a tool call, run by the API, never by the client."""
+
+    type: Literal["server_tool_use"]  # type: ignore[assignment]
+    id: str = Field(default_factory=lambda: f"srvtoolu_fake_{uuid.uuid4().hex[:24]}", pattern=r"^[a-zA-Z0-9_-]+$")
+    name: str = "web_search"
+
+
+class WebSearchResultSpec(_Strict):
+    """The API's web search results for a server tool call: delivered whole in content_block_start."""
+
+    type: Literal["web_search_tool_result"]
+    tool_use_id: str
+    content: list[dict[str, Any]] = Field(default_factory=list)
+
+
+ContentSpec = Annotated[
+    TextSpec | ThinkingSpec | RedactedThinkingSpec | ToolUseSpec | ServerToolUseSpec | WebSearchResultSpec,
+    Field(discriminator="type"),
+]
 
 
 class UsageSpec(_Strict):
@@ -90,6 +109,8 @@ class UsageSpec(_Strict):
     output_tokens: int | None = Field(default=None, ge=0)
     cache_creation_input_tokens: int = Field(default=0, ge=0)
     cache_read_input_tokens: int = Field(default=0, ge=0)
+    web_search_requests: int = Field(default=0, ge=0)
+    """Reported as ``usage.server_tool_use.web_search_requests`` when not 0."""
 
 
 class Expectation(_Strict):
@@ -97,6 +118,25 @@ class Expectation(_Strict):
 
     last_user_text_contains: str | None = None
     tool_result_for: str | list[str] | None = None
+
+
+class Match(_Strict):
+    """Which requests a turn answers. A turn with ``when`` is served to the first request that matches it, out of
+    order if need be; turns without it are served in order (concurrent conversations, such as sub-agents, each
+    get their own replies)."""
+
+    system_contains: str | None = None
+    first_user_text_contains: str | None = None
+    last_user_text_contains: str | None = None
+
+
+class Rendezvous(_Strict):
+    """Hold the reply until ``parties`` requests with this rendezvous are waiting at once (proof that a client
+    sent them concurrently). After ``timeout_s`` the reply goes out anyway and a violation is recorded."""
+
+    name: str
+    parties: int = Field(ge=2)
+    timeout_s: float = Field(default=20.0, gt=0)
 
 
 class HttpFault(_Strict):
@@ -157,12 +197,15 @@ class Turn(_Strict):
     id: str | None = None
     expect: Expectation | None = None
     fault: Fault | None = None
+    when: Match | None = None
+    rendezvous: Rendezvous | None = None
 
     def resolved_stop_reason(self) -> str:
         """The scripted stop reason, or what the real API would report for this content."""
         if self.stop_reason is not None:
             return self.stop_reason
-        return "tool_use" if any(isinstance(b, ToolUseSpec) for b in self.content) else "end_turn"
+        return "tool_use" if any(isinstance(b, ToolUseSpec) and b.type == "tool_use" for b in self.content) \
+            else "end_turn"
 
 
 class Scenario(_Strict):

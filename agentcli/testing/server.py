@@ -29,13 +29,14 @@ from agentcli.testing.errors import (
     status_for_error_type,
 )
 from agentcli.testing.estimate import estimate_input_tokens, estimate_output_tokens
-from agentcli.testing.expectations import check_expectations, last_user_text
+from agentcli.testing.expectations import check_expectations, last_user_text, matches
 from agentcli.testing.record import RecordedRequest, RequestLog
 from agentcli.testing.scenario import (
     DEFAULT_MODEL,
     DropFault,
     HttpFault,
     PromptTooLongFault,
+    Rendezvous,
     Scenario,
     SseErrorFault,
     StallFault,
@@ -107,6 +108,9 @@ class FakeAnthropicServer:
         self._requested_port = port
         self._lock = threading.Lock()
         self._next_turn = 0
+        self._served: set[int] = set()
+        self._rendezvous = threading.Condition(self._lock)
+        self._waiting: dict[str, int] = {}
         self._request_ids = itertools.count(1)
         self._message_ids = itertools.count(1)
         self._stopping = threading.Event()
@@ -148,6 +152,8 @@ class FakeAnthropicServer:
         if httpd is None:
             return
         self._stopping.set()
+        with self._rendezvous:
+            self._rendezvous.notify_all()
         wake, self._wake = self._wake, None
         if wake is not None:
             with contextlib.suppress(OSError):
@@ -186,7 +192,7 @@ class FakeAnthropicServer:
     def turns_consumed(self) -> int:
         """How many scripted turns have been handed out so far."""
         with self._lock:
-            return self._next_turn
+            return len(self._served)
 
     def assert_all_valid(self) -> None:
         """Fail with every violation seen, so one assertion at the end of a test covers the whole exchange."""
@@ -299,9 +305,11 @@ class FakeAnthropicServer:
     def _next(self, body: dict[str, Any]) -> tuple[Turn | None, int | None]:
         turns = self.scenario.turns
         with self._lock:
-            if self._next_turn < len(turns):
-                self._next_turn += 1
-                return turns[self._next_turn - 1], self._next_turn - 1
+            for index, turn in enumerate(turns):
+                if index not in self._served and matches(turn.when, body):
+                    self._served.add(index)
+                    self._next_turn = max(self._next_turn, index + 1)
+                    return turn, index
         if self.scenario.on_exhausted == "repeat_last" and turns:
             return turns[-1], len(turns) - 1
         if self.scenario.on_exhausted == "echo":
@@ -325,6 +333,8 @@ class FakeAnthropicServer:
             return
         record.violations += check_expectations(turn.expect, body)
         self._admit(record)
+        if turn.rendezvous is not None:
+            self._meet(turn.rendezvous, record)
         delay = turn.first_byte_delay_ms / 1000
         if delay and not wire.stay_silent(handler.connection, delay, self._stopping):
             self._finish(record, 0)
@@ -344,6 +354,18 @@ class FakeAnthropicServer:
         frames = stream_frames(turn, message_id=message_id, model=model, usage=_usage(turn, usage))
         self._finish(record, 200)
         self._stream(handler, record, turn, frames)
+
+    def _meet(self, rendezvous: Rendezvous, record: RecordedRequest) -> None:
+        """Wait until ``parties`` requests reached this rendezvous (they were in flight at the same time)."""
+        with self._rendezvous:
+            self._waiting[rendezvous.name] = self._waiting.get(rendezvous.name, 0) + 1
+            self._rendezvous.notify_all()
+            met = self._rendezvous.wait_for(
+                lambda: self._waiting[rendezvous.name] >= rendezvous.parties or self._stopping.is_set(),
+                timeout=rendezvous.timeout_s)
+        if not met:
+            record.violations.append(f"rendezvous {rendezvous.name!r}: only {self._waiting[rendezvous.name]} of "
+                                     f"{rendezvous.parties} requests arrived within {rendezvous.timeout_s:g} s")
 
     def _fault(self, handler: _Handler, record: RecordedRequest, turn: Turn, *, streaming: bool) -> bool:
         """Answer a whole-response fault; mid-stream faults of a streamed request are left to `_stream`."""

@@ -10,7 +10,15 @@ import math
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-from agentcli.testing.scenario import ContentSpec, RedactedThinkingSpec, TextSpec, ThinkingSpec, ToolUseSpec, Turn
+from agentcli.testing.scenario import (
+    ContentSpec,
+    RedactedThinkingSpec,
+    TextSpec,
+    ThinkingSpec,
+    ToolUseSpec,
+    Turn,
+    WebSearchResultSpec,
+)
 
 Event = tuple[str, dict[str, Any]]
 T = TypeVar("T")
@@ -50,7 +58,9 @@ def block_start(block: ContentSpec) -> dict[str, Any]:
         return {"type": "thinking", "thinking": "", "signature": ""}
     if isinstance(block, RedactedThinkingSpec):
         return {"type": "redacted_thinking", "data": block.data}
-    return {"type": "tool_use", "id": block.id, "name": block.name, "input": {}}
+    if isinstance(block, WebSearchResultSpec):
+        return block.model_dump()
+    return {"type": block.type, "id": block.id, "name": block.name, "input": {}}
 
 
 def block_complete(block: ContentSpec) -> dict[str, Any]:
@@ -61,7 +71,9 @@ def block_complete(block: ContentSpec) -> dict[str, Any]:
         return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
     if isinstance(block, RedactedThinkingSpec):
         return {"type": "redacted_thinking", "data": block.data}
-    return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
+    if isinstance(block, WebSearchResultSpec):
+        return block.model_dump()
+    return {"type": block.type, "id": block.id, "name": block.name, "input": block.input}
 
 
 def _delta(index: int, delta: dict[str, Any]) -> Event:
@@ -92,14 +104,17 @@ def block_events(index: int, block: ContentSpec) -> list[Event]:
     return events
 
 
-def usage_for(turn: Turn, *, input_tokens: int, output_tokens: int) -> dict[str, int]:
+def usage_for(turn: Turn, *, input_tokens: int, output_tokens: int) -> dict[str, Any]:
     """Final usage: scripted numbers win over the estimates passed in."""
-    return {
+    usage: dict[str, Any] = {
         "input_tokens": turn.usage.input_tokens if turn.usage.input_tokens is not None else input_tokens,
         "output_tokens": turn.usage.output_tokens if turn.usage.output_tokens is not None else output_tokens,
         "cache_creation_input_tokens": turn.usage.cache_creation_input_tokens,
         "cache_read_input_tokens": turn.usage.cache_read_input_tokens,
     }
+    if turn.usage.web_search_requests:
+        usage["server_tool_use"] = {"web_search_requests": turn.usage.web_search_requests}
+    return usage
 
 
 def _stop_sequence(turn: Turn) -> str | None:
@@ -120,8 +135,16 @@ def render_message(turn: Turn, *, message_id: str, model: str, usage: dict[str, 
     }
 
 
+def _delta_usage(usage: dict[str, Any]) -> dict[str, Any]:
+    final: dict[str, Any] = {"output_tokens": usage["output_tokens"]}
+    if "server_tool_use" in usage:
+        final["server_tool_use"] = usage["server_tool_use"]
+    return final
+
+
 def _start_events(message_id: str, model: str, usage: dict[str, int]) -> list[Event]:
     start_usage = {**usage, "output_tokens": min(1, usage["output_tokens"])}
+    start_usage.pop("server_tool_use", None)  # the real API reports server tool use in message_delta
     message = {
         "id": message_id,
         "type": "message",
@@ -140,7 +163,7 @@ def _end_events(turn: Turn, usage: dict[str, int]) -> list[Event]:
     return [
         (
             "message_delta",
-            {"type": "message_delta", "delta": delta, "usage": {"output_tokens": usage["output_tokens"]}},
+            {"type": "message_delta", "delta": delta, "usage": _delta_usage(usage)},
         ),
         ("message_stop", {"type": "message_stop"}),
     ]

@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
@@ -72,6 +72,8 @@ class SessionToolState:
     read_files: dict[str, FileSnapshot] = field(default_factory=dict)
     todos: list[dict[str, Any]] = field(default_factory=list)
     shell_cwd: Path | None = None
+    shells: Any = None
+    """The session's :class:`agentcli.tools.background.BackgroundShells` (shared with its sub-agents)."""
 
 
 @dataclass
@@ -95,6 +97,8 @@ class ToolCall:
     report: Callable[[str], None] = lambda _text: None
     """Report progress (for example the output so far); faces show it live."""
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
+    nest: Callable[[Any], None] = lambda _event: None
+    """Hand the session an :class:`agentcli.events.NestedMessage` (a sub-agent's turns, shown under this call)."""
 
 
 @dataclass(slots=True)
@@ -241,21 +245,61 @@ def parse_input(tool: Tool, raw: dict[str, Any]) -> ToolInput | str:
         return format_validation_error(tool.name, exc)
 
 
-class ToolRegistry:
-    """The tools of one session, and their API schemas (computed once so every request repeats them byte for byte)."""
+class ToolSource(Protocol):
+    """Tools that arrive while the session runs (MCP servers connecting); ``version`` changes when they do."""
 
-    def __init__(self, tools: list[Tool]) -> None:
-        self._tools = {tool.name: tool for tool in tools}
+    version: int
+
+    def tools(self) -> list[Tool]: ...
+
+
+class ToolRegistry:
+    """The tools of one session, and their API schemas (computed once per set of tools, so every request repeats
+    them byte for byte until a source adds tools)."""
+
+    def __init__(self, tools: list[Tool], sources: list[ToolSource] | None = None,
+                 allow: Callable[[str], bool] | None = None) -> None:
+        self._allow = allow or (lambda _name: True)
+        self._builtin = {tool.name: tool for tool in tools if self._allow(tool.name)}
+        self._tools = dict(self._builtin)
+        self._sources = list(sources or [])
+        self._seen: tuple[int, ...] = ()
         self._schemas: list[dict[str, Any]] | None = None
 
+    def restricted(self, allow: Callable[[str], bool]) -> ToolRegistry:
+        """The tools ``allow`` accepts, including those sources add later (a sub-agent's tools)."""
+        return ToolRegistry(list(self._builtin.values()), self._sources, lambda name: self._allow(name) and allow(name))
+
+    def add_source(self, source: ToolSource) -> None:
+        self._sources.append(source)
+        self._seen = ()
+
+    def _refresh(self) -> None:
+        if not self._sources:
+            return
+        versions = tuple(source.version for source in self._sources)
+        if versions == self._seen:
+            return
+        self._seen = versions
+        tools = dict(self._builtin)
+        for source in self._sources:
+            for tool in source.tools():
+                if self._allow(tool.name):
+                    tools.setdefault(tool.name, tool)
+        self._tools = tools
+        self._schemas = None
+
     def get(self, name: str) -> Tool | None:
+        self._refresh()
         return self._tools.get(name)
 
     @property
     def names(self) -> list[str]:
+        self._refresh()
         return list(self._tools)
 
     def schemas(self) -> list[dict[str, Any]]:
+        self._refresh()
         if self._schemas is None:
             self._schemas = [tool.api_schema() for tool in self._tools.values()]
         return self._schemas

@@ -29,6 +29,10 @@ class BashInput(ToolInput):
     description: str | None = Field(
         default=None, description="Clear, concise description of what this command does in 5-10 words"
     )
+    run_in_background: bool | None = Field(
+        default=None,
+        description="Set to true to run this command in the background; read its output later with BashOutput",
+    )
 
 
 @functools.lru_cache(maxsize=256)
@@ -43,8 +47,10 @@ class BashTool(Tool):
         "- Runs in the project folder; the working directory persists between calls (a `cd` carries over), but it "
         "is reset to the project folder if it ends up outside it.\n"
         f"- Times out after {DEFAULT_TIMEOUT_MS // 1000} s by default; set timeout (milliseconds, at most "
-        f"{MAX_TIMEOUT_MS}) for longer work. The whole process tree is stopped on timeout or interrupt, so do not "
-        "start servers or other long-lived background processes.\n"
+        f"{MAX_TIMEOUT_MS}) for longer work. The whole process tree is stopped on timeout or interrupt.\n"
+        "- For servers, watchers and other long-running commands set run_in_background: the call returns at once "
+        "with a shell id; read new output with BashOutput and stop it with KillShell (it is stopped when the "
+        "session ends). Do not use '&' for this.\n"
         f"- Output longer than {MAX_OUTPUT_CHARS} characters has its middle cut out.\n"
         "- Commands get no input: avoid interactive programs (use flags such as --yes, -m, --no-edit).\n"
         "- A non-zero exit status is reported with the output.\n"
@@ -58,7 +64,7 @@ class BashTool(Tool):
 
     def is_concurrency_safe(self, tool_input: Any) -> bool:
         command = parsed(tool_input.command)
-        return is_read_only(command) and not changes_directory(command)
+        return is_read_only(command) and not changes_directory(command) and not tool_input.run_in_background
 
     async def call(self, tool_input: Any, call: ToolCall) -> ToolOutput:
         if not tool_input.command.strip():
@@ -70,6 +76,8 @@ class BashTool(Tool):
         if not cwd.is_dir():
             notes.append(f"The working directory {cwd} no longer exists; the command ran in {project}.")
             cwd = project
+        if tool_input.run_in_background:
+            return await _start_in_background(tool_input, call, cwd, notes)
         timeout_ms = min(max(tool_input.timeout or DEFAULT_TIMEOUT_MS, 1), MAX_TIMEOUT_MS)
         spill = spill_path(env.scratch_dir, call.tool_use_id, ".log") if env.scratch_dir is not None else None
         try:
@@ -98,6 +106,21 @@ class BashTool(Tool):
             "cwd": str(env.state.shell_cwd),
         }
         return ToolOutput(content, is_error=result.timed_out or result.exit_code != 0, structured=structured)
+
+
+async def _start_in_background(tool_input: Any, call: ToolCall, cwd: Path, notes: list[str]) -> ToolOutput:
+    shells = call.env.state.shells
+    if shells is None:
+        raise ToolFailure("Background commands are not available in this session; run the command without "
+                          "run_in_background.")
+    try:
+        shell = await shells.launch(tool_input.command, cwd=cwd, env=_environment(call.env.env),
+                                    description=tool_input.description)
+    except OSError as exc:
+        raise ToolFailure(f"Could not start the shell: {exc.strerror or exc}") from None
+    text = "\n".join([f"Command running in background with ID: {shell.id}", *notes])
+    return ToolOutput(text, structured={"backgroundTaskId": shell.id, "stdout": "", "stderr": "",
+                                        "interrupted": False})
 
 
 def _environment(extra: dict[str, str]) -> dict[str, str]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentcli.api.accumulate import InvalidToolInput
-from agentcli.events import ToolFinished, ToolProgress, ToolStarted
+from agentcli.events import NestedMessage, ToolFinished, ToolProgress, ToolStarted
 from agentcli.tools.base import ToolCall, ToolEnv, ToolFailure, ToolOutput, ToolRegistry, parse_input
 from agentcli.tools.output import limit_result
 from agentcli.tools.permissions import CanUseTool
@@ -24,7 +24,7 @@ from agentcli.tools.permissions import CanUseTool
 DEFAULT_MAX_CONCURRENCY = 10
 INTERRUPTED = "Interrupted by user"
 
-ExecutorEvent = ToolStarted | ToolProgress | ToolFinished
+ExecutorEvent = ToolStarted | ToolProgress | ToolFinished | NestedMessage
 
 
 @dataclass
@@ -115,7 +115,7 @@ class StreamingToolExecutor:
         def report(text: str) -> None:
             self._push(ToolProgress(tool_use_id, name, time.monotonic() - entry.started_at, text))
 
-        entry.call = ToolCall(self._env, tool_use_id, report)
+        entry.call = ToolCall(self._env, tool_use_id, report, nest=self._push)
         entry.task = asyncio.get_running_loop().create_task(self._run(entry), name=f"tool:{name}:{tool_use_id}")
 
     def _push(self, event: ExecutorEvent) -> None:

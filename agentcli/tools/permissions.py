@@ -205,6 +205,9 @@ class PermissionPolicy:
         if tool.name == "Bash":
             cwd = env.state.shell_cwd if env is not None and env.state.shell_cwd is not None else self._root_literal
             return self._bash(str(parsed.command), Path(cwd))
+        domain = getattr(tool, "domain", None)
+        if domain is not None:
+            return self._domain(tool.name, domain(parsed))
         read_only = tool.is_read_only(parsed)
         target = tool.target_path(parsed)
         if target is not None:
@@ -238,6 +241,26 @@ class PermissionPolicy:
             "agentcli is in plan mode, where only read-only tools run. Do not change anything yet: finish "
             "investigating and present your plan."
         )
+
+    def _domain(self, name: str, host: str) -> Verdict:
+        """Network tools (WebFetch): rules name hosts, ``WebFetch(domain:example.com)``; ``*.example.com`` covers
+        its subdomains."""
+
+        def matches(rule: PermissionRule) -> bool:
+            if rule.whole_tool:
+                return True
+            pattern = (rule.specifier or "").removeprefix("domain:").lower()
+            return host == pattern or (pattern.startswith("*.") and host.endswith(pattern[1:]))
+
+        for behavior in ("deny", "ask"):
+            for rule in self._rules(behavior, name):
+                if matches(rule):
+                    return self._by_rule(name, rule)
+        if self.mode == "plan":
+            return Verdict("deny", self._plan_message())
+        if self.mode == "bypassPermissions" or any(matches(rule) for rule in self._rules("allow", name)):
+            return Verdict("allow")
+        return Verdict("ask", f"{name} reaches {host}", (f"{name}(domain:{host})",))
 
     # -- files ----------------------------------------------------------------------------------------------
 

@@ -216,6 +216,19 @@ async def _wait(event: asyncio.Event, timeout_s: float) -> bool:
     return event.is_set()
 
 
+async def spawn_shell(protocol: asyncio.SubprocessProtocol, command: str, *, cwd: Path, env: dict[str, str],
+                      cwd_file: str) -> tuple[asyncio.SubprocessTransport, asyncio.SubprocessProtocol]:
+    """Start ``command`` in the user's shell as the leader of a new process group (its pid is the group's id).
+
+    Every command the model runs starts here, in the foreground or the background."""
+    loop = asyncio.get_running_loop()
+    return await loop.subprocess_exec(
+        lambda: protocol, _shell(), "-c", _SCRIPT, "agentcli", command, str(cwd), cwd_file,
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=str(cwd), env=env, start_new_session=True,
+    )
+
+
 async def run_shell(
     command: str,
     *,
@@ -234,11 +247,7 @@ async def run_shell(
     transport: asyncio.SubprocessTransport | None = None
     timed_out = False
     loop = asyncio.get_running_loop()
-    creating = asyncio.ensure_future(loop.subprocess_exec(
-        lambda: protocol, _shell(), "-c", _SCRIPT, "agentcli", command, str(cwd), cwd_file,
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        cwd=str(cwd), env=env, start_new_session=True,
-    ))
+    creating = asyncio.ensure_future(spawn_shell(protocol, command, cwd=cwd, env=env, cwd_file=cwd_file))
     try:
         try:
             # Shielded: cancelled half-way, asyncio would kill only the shell and then wait for its pipes, which

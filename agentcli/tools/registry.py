@@ -13,10 +13,12 @@ def builtin_tools() -> list[Tool]:
     from agentcli.tools.glob import GlobTool
     from agentcli.tools.grep import GrepTool
     from agentcli.tools.read import ReadTool
+    from agentcli.tools.shell_tools import BashOutputTool, KillShellTool
     from agentcli.tools.todo import TodoWriteTool
     from agentcli.tools.write import WriteTool
 
-    return [BashTool(), GlobTool(), GrepTool(), ReadTool(), EditTool(), WriteTool(), TodoWriteTool()]
+    return [BashTool(), GlobTool(), GrepTool(), ReadTool(), EditTool(), WriteTool(), TodoWriteTool(),
+            BashOutputTool(), KillShellTool()]
 
 
 def default_registry(

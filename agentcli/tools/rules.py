@@ -24,7 +24,7 @@ READ_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "NotebookRead"})
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 """Tools an ``Edit(…)`` rule covers: everything that changes files."""
 
-_RULE = re.compile(r"^([A-Za-z0-9_.\-]+|\*)(?:\((.*)\))?$", re.DOTALL)
+_RULE = re.compile(r"^([A-Za-z0-9_.\-]+\*?|\*)(?:\((.*)\))?$", re.DOTALL)
 
 
 class InvalidRule(ValueError):

@@ -110,8 +110,12 @@ def _describe(message: dict[str, Any], err: TextIO) -> None:
     """One line per tool call and result on stderr, for ``--verbose`` text output."""
     if message["type"] == "assistant":
         for block in message["message"]["content"]:
-            if block.get("type") == "tool_use":
+            if block.get("type") in ("tool_use", "server_tool_use"):
                 err.write(f"● {block['name']}({_dumps(block.get('input', {}))[:200]})\n")
+            elif block.get("type") == "web_search_tool_result":
+                found = block.get("content")
+                count = len(found) if isinstance(found, list) else 0
+                err.write(f"  ⎿ {count} search result{'s' if count != 1 else ''}\n")
     elif message["type"] == "system" and message.get("subtype") == "api_retry":
         seconds = message["retry_delay_ms"] / 1000
         err.write(f"  Retrying in {seconds:.1f} s · attempt {message['attempt']}/{message['max_retries']}"

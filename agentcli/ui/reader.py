@@ -205,6 +205,8 @@ class MessageReader:
 
     def handle(self, message: SdkMessage) -> None:
         """Show one SDK message (stream events included)."""
+        if message.get("parent_tool_use_id"):
+            return  # a sub-agent's turn: its progress shows under its Task call, its transcript is its own
         kind = message.get("type")
         if kind == "stream_event":
             self._stream_event(cast(StreamEvent, message.get("event") or {}))

@@ -51,7 +51,8 @@ def session_values(args: Any) -> dict[str, Any]:
     }
     for name, key in (("permission_mode", "permission_mode"), ("settings", "settings_flag"),
                       ("trust_project", "trust_project"), ("allowed_tools", "allowed_tools"),
-                      ("disallowed_tools", "disallowed_tools")):
+                      ("disallowed_tools", "disallowed_tools"), ("mcp_config", "mcp_config"),
+                      ("strict_mcp_config", "strict_mcp_config"), ("plugin_dir", "plugin_dirs")):
         value = getattr(args, name, None)
         if value:
             values[key] = value
@@ -134,13 +135,14 @@ class SessionSetup:
     def build(self) -> Any:
         """Build the engine (blocking). Raises :class:`StartupError` for what the user must fix."""
         from agentcli.bootstrap import MissingCredentials, build_engine, credentials_from_env
+        from agentcli.mcp.config import McpConfigError
         from agentcli.session import SessionError
         from agentcli.session.resume import SessionBusy
 
         try:
             credentials = self.credentials or credentials_from_env(self.options)
             return build_engine(self.options, credentials)
-        except (SessionError, MissingCredentials) as exc:
+        except (SessionError, MissingCredentials, McpConfigError) as exc:
             raise StartupError(str(exc), can_fork=isinstance(exc, SessionBusy)) from None
 
     def fork_instead(self) -> None:
@@ -150,6 +152,7 @@ class SessionSetup:
 
     async def build_async(self) -> Any:
         engine = await asyncio.to_thread(self.build)
+        engine.start_services()  # MCP servers connect while the user types
         # The SDK is imported on the first request; do it now, while the user is still typing.
         await asyncio.to_thread(importlib.import_module, "anthropic")
         return engine

@@ -19,6 +19,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -73,3 +74,22 @@ def child_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENTCLI_"))}
     env.update(extra)
     return env
+
+
+def time_import_anthropic(env: dict[str, str]) -> float:
+    """One run of the floor every start-up benchmark compares against: ``python -c "import anthropic"``."""
+    import subprocess
+    import time
+
+    start = time.monotonic()
+    subprocess.run([PYTHON, "-c", "import anthropic"], check=True, env=env)
+    return time.monotonic() - start
+
+
+def answering_server() -> tuple[Any, dict[str, str]]:
+    """A fake Messages API that answers "ok" to every request, and the environment that points agentcli at it."""
+    from agentcli.testing import FakeAnthropicServer
+
+    server = FakeAnthropicServer({"turns": [{"content": [{"type": "text", "text": "ok"}]}],
+                                  "on_exhausted": "repeat_last"}).start()
+    return server, child_env(ANTHROPIC_API_KEY="bench-key", ANTHROPIC_BASE_URL=server.base_url)

@@ -12,27 +12,21 @@ import subprocess
 import tempfile
 import time
 
-from _common import PYTHON, child_env, median, table
-
-from agentcli.testing import FakeAnthropicServer
+from _common import PYTHON, answering_server, median, table, time_import_anthropic
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=9)
     args = parser.parse_args()
-    server = FakeAnthropicServer({"turns": [{"content": [{"type": "text", "text": "ok"}]}],
-                                  "on_exhausted": "repeat_last"}).start()
-    env = child_env(ANTHROPIC_API_KEY="bench-key", ANTHROPIC_BASE_URL=server.base_url)
+    server, env = answering_server()
     floor: list[float] = []
     import_only: list[float] = []
     first_request: list[float] = []
     whole: list[float] = []
     with tempfile.TemporaryDirectory() as cwd:
         for _ in range(args.runs):
-            start = time.monotonic()
-            subprocess.run([PYTHON, "-c", "import anthropic"], check=True, env=env)
-            floor.append(time.monotonic() - start)
+            floor.append(time_import_anthropic(env))
             start = time.monotonic()
             subprocess.run([PYTHON, "-c", "import anthropic, os; os._exit(0)"], check=True, env=env)
             import_only.append(time.monotonic() - start)

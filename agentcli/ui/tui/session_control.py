@@ -97,9 +97,22 @@ class SessionControl:
         state.model = engine.config.model
         state.mode = engine.config.permission_mode
         state.cost_usd = float(getattr(engine, "total_cost_usd", 0) or 0)
+        self._watch_extensions(engine)
         self.status.show()
         self._engine_ready.set()
         self._next_queued()
+
+    def _watch_extensions(self: AgentApp, engine: Any) -> None:
+        """MCP servers and background shells in the status bar, kept current as they change."""
+        from agentcli.ui.extensions import extensions_summary, watch_extensions
+
+        def changed() -> None:
+            if self.engine is engine:
+                self.status.state.extensions = extensions_summary(engine)
+                self.status.show()
+
+        self.status.state.extensions = extensions_summary(engine)
+        watch_extensions(engine, changed)
 
     async def _pick_session(self: AgentApp, setup: SessionSetup) -> None:
         if not setup.pick_resume:

@@ -28,10 +28,14 @@ class StatusState:
     queued: int = 0
     hint: str = ""
     starting: bool = True
+    extensions: str = ""
+    """MCP servers and background shells, e.g. ``MCP 1 connected · 1 failed``."""
 
 
     def read(self, message: dict[str, Any]) -> bool:
         """Take what the status line shows from one engine message; False when nothing changed."""
+        if message.get("parent_tool_use_id"):
+            return False  # a sub-agent's context is not the conversation's
         kind = message.get("type")
         if kind == "assistant":
             usage = (message.get("message") or {}).get("usage") or {}
@@ -110,6 +114,9 @@ class StatusBar(Static):
             Content.styled(f"ctx {state.context_percent:.0f}%", "$text-muted"),
             Content.styled(f"${state.cost_usd:.4f}", "$text-muted"),
         ]
+        if state.extensions and not short:
+            pieces.append(Content.styled(state.extensions, "$warning" if "failed" in state.extensions
+                                         else "$text-muted"))
         return Content(" · ").join(pieces)
 
     def show(self) -> None:

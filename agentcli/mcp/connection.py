@@ -1,0 +1,235 @@
+"""One MCP server's connection: started in its own task, kept open for the session, closed at its end.
+
+The ``mcp`` client's transports are context managers that must be entered and left in the same task, so each
+server lives in a task of its own that holds the connection open; tool calls from other tasks go through the
+client it keeps. A server that fails to start or dies later is recorded with its error and never raises
+into the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import os
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from agentcli.mcp.config import HttpServer, ServerSpec, SseServer, StdioServer
+
+Status = Literal["pending", "connected", "failed"]
+DEFAULT_START_TIMEOUT_S = 30.0
+STDERR_TAIL_CHARS = 600
+
+
+
+async def import_client() -> Any:
+    """Import the ``mcp`` client off the event loop: it takes a good part of a second, which the first request
+    must not wait for (Python's import lock makes concurrent imports of it wait for the first)."""
+    return await asyncio.to_thread(importlib.import_module, "mcp.client.client")
+
+
+def start_timeout_s() -> float:
+    """``MCP_TIMEOUT`` (milliseconds, Claude Code's variable), else 30 s."""
+    try:
+        return max(int(os.environ["MCP_TIMEOUT"]), 1) / 1000
+    except (KeyError, ValueError):
+        return DEFAULT_START_TIMEOUT_S
+
+
+@dataclass
+class ServerListing:
+    """What a connected server offers."""
+
+    tools: list[Any] = field(default_factory=list)
+    prompts: list[Any] = field(default_factory=list)
+    resources: list[Any] = field(default_factory=list)
+    instructions: str | None = None
+
+
+class McpConnection:
+    """A server and its state; :meth:`start` returns at once, :attr:`ready` is set once it connected or failed."""
+
+    def __init__(self, spec: ServerSpec, project_dir: str) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.status: Status = "pending"
+        self.error: str | None = None
+        self.listing = ServerListing()
+        self.ready = asyncio.Event()
+        self._project_dir = project_dir
+        self._client: Any = None
+        self._closing = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._stderr: Any = None
+        self._http_client: Any = None
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name=f"mcp:{self.name}")
+
+    async def _run(self) -> None:
+        try:
+            client_module = await import_client()
+            async with asyncio.timeout(start_timeout_s()):
+                transport = await self._transport()
+                client = client_module.Client(transport, client_info=_client_info())
+                stack = contextlib.AsyncExitStack()
+                await stack.enter_async_context(client)
+                try:
+                    self.listing = await _list(client)
+                except BaseException:
+                    await stack.aclose()
+                    raise
+            self._client = client
+            async with stack:
+                self.status = "connected"
+                self.ready.set()
+                await self._closing.wait()
+        except asyncio.CancelledError:
+            self._fail("stopped")
+        except TimeoutError:
+            self._fail(f"did not answer within {start_timeout_s():g} s")
+        except BaseException as exc:  # a server's failure must never take the session down
+            self._fail(_describe(exc))
+        finally:
+            self._client = None
+            if self._stderr is not None:
+                self._stderr.close()
+            if self._http_client is not None:
+                await self._http_client.aclose()
+
+    def _fail(self, error: str) -> None:
+        if self.status != "failed":
+            self.status = "failed"
+            tail = self._stderr_tail()
+            self.error = f"{error}: {tail}" if tail else error
+        self.ready.set()
+
+    def _stderr_tail(self) -> str:
+        if self._stderr is None or self._stderr.closed:
+            return ""
+        try:
+            self._stderr.flush()
+            self._stderr.seek(0)
+            text = self._stderr.read().decode("utf-8", "replace").strip()
+        except (OSError, ValueError):
+            return ""
+        return " ".join(text[-STDERR_TAIL_CHARS:].split())
+
+    async def _transport(self) -> Any:
+        config = self.spec.config
+        if isinstance(config, StdioServer):
+            from mcp.client.stdio import StdioServerParameters, stdio_client
+
+            self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 -- open for the whole connection, closed in _run
+            params = StdioServerParameters(command=config.command, args=config.args,
+                                           env={**config.env, **_plugin_env(self.spec)} or None,
+                                           cwd=config.cwd or self._project_dir)
+            return stdio_client(params, errlog=self._stderr)
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        if isinstance(config, SseServer):
+            from mcp.client.sse import sse_client
+
+            return sse_client(config.url, headers=config.headers or None)
+        assert isinstance(config, HttpServer)
+        from mcp.client.streamable_http import streamable_http_client
+
+        http = self._http_client = create_mcp_http_client(headers=config.headers or None)
+        return streamable_http_client(config.url, http_client=http)
+
+    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> Any:
+        """The server's ``CallToolResult``; raises :class:`ServerUnavailable` when the server is not connected."""
+        client = self._client
+        if client is None or self.status != "connected":
+            raise ServerUnavailable(self.unavailable_reason())
+        try:
+            return await client.call_tool(tool, arguments)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if _is_disconnect(exc):
+                self._fail(f"connection lost ({_describe(exc)})")
+                self._closing.set()
+                raise ServerUnavailable(self.unavailable_reason()) from None
+            raise
+
+    async def get_prompt(self, prompt: str, arguments: dict[str, str]) -> Any:
+        client = self._client
+        if client is None or self.status != "connected":
+            raise ServerUnavailable(self.unavailable_reason())
+        return await client.get_prompt(prompt, arguments)
+
+    async def read_resource(self, uri: str) -> Any:
+        client = self._client
+        if client is None or self.status != "connected":
+            raise ServerUnavailable(self.unavailable_reason())
+        return await client.read_resource(uri)
+
+    def unavailable_reason(self) -> str:
+        if self.status == "pending":
+            return f"MCP server {self.name} is still starting; try again in a moment"
+        return f"MCP server {self.name} is not connected ({self.error or 'failed'})"
+
+    async def aclose(self) -> None:
+        self._closing.set()
+        task = self._task
+        if task is None or task.done():
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(task), timeout=5)
+        except TimeoutError:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+
+
+class ServerUnavailable(Exception):
+    """The server is starting, failed or gone; the message says which, for the model and the user."""
+
+
+def _plugin_env(spec: ServerSpec) -> dict[str, str]:
+    return {"CLAUDE_PLUGIN_ROOT": spec.plugin_root} if spec.plugin_root else {}
+
+
+def _client_info() -> Any:
+    from mcp_types import Implementation
+
+    from agentcli import __version__
+
+    return Implementation(name="agentcli", version=__version__)
+
+
+async def _list(client: Any) -> ServerListing:
+    listing = ServerListing(instructions=client.instructions)
+    listing.tools = list((await client.list_tools()).tools)
+    capabilities = client.server_capabilities
+    if getattr(capabilities, "prompts", None) is not None:
+        listing.prompts = list((await client.list_prompts()).prompts)
+    if getattr(capabilities, "resources", None) is not None:
+        listing.resources = list((await client.list_resources()).resources)
+    return listing
+
+
+def _is_disconnect(exc: BaseException) -> bool:
+    import anyio
+    from mcp.shared.exceptions import MCPError
+    from mcp_types.jsonrpc import CONNECTION_CLOSED
+
+    if isinstance(exc, MCPError) and exc.error.code == CONNECTION_CLOSED:
+        return True
+    return isinstance(exc, (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream,
+                            ConnectionError, BrokenPipeError))
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, BaseExceptionGroup):
+        inner = exc.exceptions[0] if exc.exceptions else exc
+        return _describe(inner)
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
