@@ -42,7 +42,14 @@ class SseServer(_Entry):
     headers: dict[str, str] = Field(default_factory=dict)
 
 
-ServerConfig = Annotated[StdioServer | HttpServer | SseServer, Field(discriminator="type")]
+class SdkServer(_Entry):
+    """A server hosted by the program driving agentcli over the SDK protocol (reached through control requests)."""
+
+    type: Literal["sdk"]
+    name: str | None = None
+
+
+ServerConfig = Annotated[StdioServer | HttpServer | SseServer | SdkServer, Field(discriminator="type")]
 _SERVER = TypeAdapter(ServerConfig)
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -56,7 +63,7 @@ class ServerSpec:
     """One configured server, expanded and ready to start."""
 
     name: str
-    config: StdioServer | HttpServer | SseServer
+    config: StdioServer | HttpServer | SseServer | SdkServer
     source: str
     """Where it was configured (a path, ``--mcp-config``, a settings layer) — shown by ``/mcp``."""
     missing_vars: list[str] = field(default_factory=list)

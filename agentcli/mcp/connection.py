@@ -16,7 +16,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agentcli.mcp.config import HttpServer, ServerSpec, SseServer, StdioServer
+from agentcli.mcp.config import HttpServer, SdkServer, ServerSpec, SseServer, StdioServer
 
 Status = Literal["pending", "connected", "failed"]
 DEFAULT_START_TIMEOUT_S = 30.0
@@ -70,6 +70,9 @@ class McpConnection:
             self._task = asyncio.get_running_loop().create_task(self._run(), name=f"mcp:{self.name}")
 
     async def _run(self) -> None:
+        if isinstance(self.spec.config, SdkServer):
+            self._fail("SDK-hosted MCP servers are not supported yet")
+            return
         try:
             client_module = await import_client()
             async with asyncio.timeout(start_timeout_s()):

@@ -40,7 +40,8 @@ async def handle_control(face: ProtocolFace, subtype: str, request: dict[str, An
     if subtype == "get_context_usage":
         return context_usage(face)
     if subtype == "mcp_status":
-        return {"mcpServers": []}
+        manager = face.engine().config.extensions.get("mcp")
+        return {"mcpServers": manager.statuses() if manager is not None else []}
     raise UnsupportedRequest(f"agentcli does not support the control request {subtype!r}")
 
 
@@ -52,7 +53,10 @@ def initialize(face: ProtocolFace, request: dict[str, Any]) -> dict[str, Any]:
     elif hooks:
         notes.append("hooks sent after the first turn started were not registered")
     if request.get("agents"):
-        notes.append("agent definitions from the driving program are not supported yet")
+        if applied:
+            face.options.agents = dict(request["agents"])
+        else:
+            notes.append("agent definitions sent after the first turn started were not registered")
     if face.verbose:
         for note in notes:
             face.note(note)

@@ -55,15 +55,11 @@ def add_host_flags(parser: argparse.ArgumentParser) -> None:
     add("--betas", action="append", default=[], metavar="LIST", help="accepted; beta headers are not sent yet")
     add("--effort", choices=EFFORT_LEVELS, help="accepted; effort is not sent yet")
     add("--thinking-display", metavar="MODE", help=argparse.SUPPRESS)
-    add("--plugin-dir", action="append", default=[], metavar="DIR", help="accepted; plugins are not supported yet")
     add("--setting-sources", metavar="LIST", help="accepted; every settings layer is read")
     add("--resume-session-at", metavar="MESSAGE_ID", help="accepted; the whole session is resumed")
     add("--resume-drops-turn", metavar="MESSAGE_ID", help=argparse.SUPPRESS)
     add("--task-budget", type=whole_number(0), metavar="TOKENS", help=argparse.SUPPRESS)
     add("--session-mirror", action="store_true", help=argparse.SUPPRESS)
-    add("--mcp-config", action="append", default=[], metavar="FILE_OR_JSON",
-        help="accepted; MCP servers are not supported yet")
-    add("--strict-mcp-config", action="store_true", help="accepted; see --mcp-config")
 
 
 def accepted_only_notes(args: argparse.Namespace) -> list[str]:
@@ -73,14 +69,11 @@ def accepted_only_notes(args: argparse.Namespace) -> list[str]:
         "betas": "--betas: beta headers are not sent",
         "effort": "--effort: reasoning effort is not sent to the model",
         "thinking_display": "--thinking-display is ignored",
-        "plugin_dir": "--plugin-dir: plugins are not supported yet",
         "setting_sources": "--setting-sources: every settings layer is read",
         "resume_session_at": "--resume-session-at: the whole session is resumed",
         "resume_drops_turn": "--resume-drops-turn is ignored",
         "task_budget": "--task-budget: no task budget is kept",
         "session_mirror": "--session-mirror: transcripts are written to disk only",
-        "mcp_config": "--mcp-config: MCP servers are not supported yet",
-        "strict_mcp_config": "--strict-mcp-config is ignored (no MCP servers)",
     }
     notes = [note for key, note in unsupported.items() if getattr(args, key, None) not in (None, False, [])]
     if getattr(args, "include_hook_events", False) and getattr(args, "input_format", "text") != "stream-json":

@@ -53,5 +53,5 @@ async def test_an_sdk_run_with_every_option_starts_works_and_notes_what_it_ignor
     assert {tool["name"] for tool in body["tools"]} == {"Read", "Grep", "StructuredOutput"}
     assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
     notes = "\n".join(lines)
-    for flag in ("--add-dir", "--betas", "--effort", "--plugin-dir", "--mcp-config", "--setting-sources"):
+    for flag in ("--add-dir", "--betas", "--effort", "--setting-sources"):
         assert flag in notes
