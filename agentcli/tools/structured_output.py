@@ -6,12 +6,12 @@ error naming what is wrong, so the model can correct it. Nothing outside the ses
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from agentcli.config.inputs import InputFileError, parse_json
 from agentcli.events import ToolFinished
 from agentcli.hooks.session_hooks import LoopHooks, StopVerdict
 from agentcli.tools.base import Tool, ToolCall, ToolFailure, ToolOutput, ToolRegistry
@@ -40,9 +40,9 @@ def load_schema(text: str) -> dict[str, Any]:
     from jsonschema.validators import validator_for
 
     try:
-        schema = json.loads(text)
-    except ValueError as exc:
-        raise InvalidSchema(f"not valid JSON: {exc}") from None
+        schema = parse_json(text, "the schema")
+    except InputFileError as exc:
+        raise InvalidSchema(exc.message) from None
     if not isinstance(schema, dict):
         raise InvalidSchema("the schema must be a JSON object")
     try:

@@ -168,3 +168,14 @@ def test_fuzz_transcripts_always_load_into_a_sendable_history(data: bytes, tmp_p
     if transcript.messages:
         assert transcript.messages[0]["role"] == "user"
         json.dumps(transcript.messages, ensure_ascii=False).encode("utf-8")  # the request can be encoded
+
+
+def test_other_inputs_use_the_guard_too(tmp_path: Path):
+    from agentcli.tools.structured_output import InvalidSchema, load_schema
+    from agentcli.ui.protocol.orphans import take_question
+
+    with pytest.raises(InvalidSchema, match="nested too deeply"):
+        load_schema("[" * 100_000 + "]" * 100_000)
+    question = tmp_path / "question.json"
+    question.write_bytes(b"[" * 100_000)
+    assert take_question(question) is None and not question.exists()

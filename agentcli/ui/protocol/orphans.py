@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agentcli.config.inputs import InputFileError, load_json
 from agentcli.files.atomic import atomic_write_text
 from agentcli.tools.base import ToolCall, ToolFailure, parse_input
 from agentcli.tools.permissions import PermissionRequest
@@ -47,8 +48,8 @@ def take_question(path: Path | None) -> dict[str, Any] | None:
     if path is None or not path.exists():
         return None
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        record = load_json(path)
+    except InputFileError:  # damaged: dropped below, never a crash
         record = None
     drop_question(path)
     if not isinstance(record, dict) or not isinstance(record.get("tool_input"), dict):
