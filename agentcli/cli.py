@@ -43,7 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("prompt", nargs="?", help="the prompt (with -p; read from stdin when omitted)")
+    parser.add_argument("prompt", nargs="?",
+                        help="the first prompt of the interactive session (with -p: the prompt to run headless; "
+                             "read from stdin when omitted)")
     parser.add_argument("-p", "--print", dest="print_mode", action="store_true",
                         help="headless: run the prompt, print the answer, exit")
     parser.add_argument("--output-format", choices=["text", "json", "stream-json"], default="text",
@@ -125,8 +127,8 @@ def main(argv: list[str] | None = None) -> int:
         return _resume_without_id()
 
     if not args.print_mode:
-        if args.prompt or streaming_input or not sys.stdin.isatty():
-            args.print_mode = True  # a prompt or piped input with no terminal to talk to: run headless
+        if streaming_input or not sys.stdin.isatty() or not sys.stdout.isatty():
+            args.print_mode = True  # piped input or output, no terminal to talk to: run headless
         elif args.plain:
             from agentcli.ui.repl.app import run_repl
 

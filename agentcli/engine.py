@@ -118,6 +118,8 @@ class QueryEngine:
         self._task: asyncio.Task[Any] | None = None
         self._interrupted = False
         self._services_started = False
+        self._uuid_prefix = str(uuid.uuid4())[:24]
+        self._uuid_count = 0
 
     @property
     def messages(self) -> list[Message]:
@@ -146,8 +148,14 @@ class QueryEngine:
 
     def _envelope(self, payload: Message) -> Message:
         payload["session_id"] = self.session_id
-        payload["uuid"] = str(uuid.uuid4())
+        payload["uuid"] = self._next_uuid()
         return payload
+
+    def _next_uuid(self) -> str:
+        """A unique UUID-shaped id: a random prefix per engine and a counter (a ``uuid4()`` per stream event cost
+        about 5 % of a fast stream)."""
+        self._uuid_count += 1
+        return f"{self._uuid_prefix}{self._uuid_count & 0xFFFFFFFFFFFF:012x}"
 
     def init_message(self) -> Message:
         return self._envelope(sdk.init_message(

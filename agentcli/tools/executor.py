@@ -156,6 +156,7 @@ class StreamingToolExecutor:
             parsed = parse_input(tool, decision.updated_input)
             if isinstance(parsed, str):
                 return ToolOutput(f"<tool_use_error>{parsed}</tool_use_error>", is_error=True)
+        entry.started_at = time.monotonic()  # the time spent at a permission prompt is not the tool's
         self._push(ToolStarted(block["id"], name, parsed.model_dump(exclude_none=True, by_alias=True)))
         try:
             output = await tool.call(parsed, entry.call)

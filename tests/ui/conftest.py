@@ -34,12 +34,12 @@ def make_app(project: Path, fake_api: Callable[..., FakeAnthropicServer], tmp_pa
     from agentcli.ui.tui.themes import available_themes
 
     def make(turns: list[dict[str, Any]], *, history: PromptHistory | None = None, theme: str = "dark",
-             **values: Any) -> tuple[Any, FakeAnthropicServer]:
+             first_prompt: str | None = None, **values: Any) -> tuple[Any, FakeAnthropicServer]:
         server = fake_api({"turns": turns, "on_exhausted": "echo"})
         setup = SessionSetup(project, values, credentials=Credentials(api_key="test-key", base_url=server.base_url),
                              pick_resume=values.pop("pick_resume", False))
         themes, _ = available_themes()
-        app = AgentApp(setup, cwd=project, theme=theme, themes=themes,
+        app = AgentApp(setup, cwd=project, theme=theme, themes=themes, first_prompt=first_prompt,
                        history=history or PromptHistory(tmp_path / "history.jsonl", project))
         return app, server
 

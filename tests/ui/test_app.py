@@ -360,3 +360,66 @@ async def test_resume_picker_lists_and_resumes_a_session(make_app, make_engine, 
         await pilot.press("enter")
         await idle(pilot)
     assert "an earlier question" in request_text(server)
+
+
+async def test_a_prompt_on_the_command_line_opens_the_session_with_it(make_app):
+    """``agentcli "PROMPT"`` (without -p) opens the interactive session and sends the prompt, as Claude Code does."""
+    app, server = make_app([text_turn("answered at once")], first_prompt="start with this")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: "answered at once" in screen_text(app))
+        await idle(pilot)
+        assert app.is_running
+    assert "start with this" in request_text(server)
+
+
+async def test_a_long_write_keeps_the_choices_on_screen(make_app, project: Path):
+    """A Write of a 600-line file used to push the dialog's options off a 120×40 screen."""
+    from agentcli.ui.tui.screens.permission import PermissionScreen
+
+    content = "".join(f"line_{n} = {n}\n" for n in range(600))
+    app, _server = make_app([tool_turn("Write", {"file_path": "big.py", "content": content}, "toolu_w"),
+                             text_turn("done")])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "write")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await wait_for(pilot, lambda: "3. No, and tell agentcli" in screen_text(app))
+        text = screen_text(app)
+        assert "1. Yes, allow once" in text and "line_0 = 0" in text and "line_599" not in text
+        await pilot.press("pagedown")
+        await wait_for(pilot, lambda: "line_0 = 0" not in screen_text(app))
+        await pilot.press("1")
+        await idle(pilot)
+    assert (project / "big.py").read_text() == content
+
+
+async def test_a_one_line_edit_fits_a_small_terminal(make_app, project: Path):
+    from agentcli.ui.tui.screens.permission import PermissionScreen
+
+    edit = {"file_path": "src/app.py", "old_string": "return a + b", "new_string": "return b + a"}
+    app, _server = make_app([tool_turn("Edit", edit, "toolu_e"), text_turn("swapped")])
+    async with app.run_test(size=(60, 15)) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "edit")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await wait_for(pilot, lambda: "3. No, and tell agentcli" in screen_text(app))
+        text = screen_text(app)
+        assert "1. Yes, allow once" in text and "-    return a + b" in text and "+    return b + a" in text
+
+
+async def test_escape_in_the_permission_dialog_stops_the_turn(make_app, project: Path):
+    from agentcli.ui.tui.screens.permission import PermissionScreen
+
+    write = {"file_path": "notes.md", "content": "hello\n"}
+    app, server = make_app([tool_turn("Write", write, "toolu_w"), text_turn("carrying on regardless")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "write")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await pilot.press("escape")
+        await idle(pilot)
+        assert "Interrupted" in screen_text(app)
+    assert len(server.requests) == 1 and not (project / "notes.md").exists()

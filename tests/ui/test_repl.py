@@ -97,7 +97,7 @@ async def start_repl(project: Path, fake_api: Callable[..., FakeAnthropicServer]
     with contextlib.ExitStack() as stack:
 
         def start(turns: list[dict[str, Any]], *, pick_resume: bool = False, terminal: bool = False,
-                  **values: Any) -> Driver:
+                  first_prompt: str | None = None, **values: Any) -> Driver:
             server = fake_api({"turns": turns, "on_exhausted": "echo"})
             pipe = stack.enter_context(create_pipe_input())
             console = make_console(io.StringIO(), width=100, height=30, terminal=terminal)
@@ -105,7 +105,7 @@ async def start_repl(project: Path, fake_api: Callable[..., FakeAnthropicServer]
                                  credentials=Credentials(api_key="test-key", base_url=server.base_url))
             setups.append(setup)
             repl = Repl(setup, console=console, input=pipe, output=DummyOutput(),
-                        history=PromptHistory(tmp_path / "history.jsonl", project))
+                        history=PromptHistory(tmp_path / "history.jsonl", project), first_prompt=first_prompt)
             driver = Driver(repl, pipe, server, asyncio.create_task(repl.run()))
             drivers.append(driver)
             return driver
@@ -407,3 +407,35 @@ async def test_a_session_open_elsewhere_is_offered_as_a_fork(start_repl, make_en
     assert engine.session_id != session_id
     assert [m["content"] for m in engine.messages if m["role"] == "user"] == ["an earlier question", "and then"]
     holder.config.recorder.close()
+
+
+async def test_a_prompt_on_the_command_line_is_the_first_turn(start_repl):
+    """``agentcli --plain "PROMPT"`` runs the prompt, then waits at the prompt for more."""
+    repl = start_repl([text_turn("first answer")], first_prompt="begin here")
+    await repl.wait_for("first answer")
+    await repl.idle()
+    assert "❯ begin here" in repl.output and not repl.task.done()
+    assert "begin here" in json.dumps(repl.server.requests[-1].body)
+
+
+async def test_a_long_command_is_shown_whole_at_the_permission_question(start_repl, project: Path):
+    """--plain used to cut the command being approved at the terminal's edge."""
+    command = "touch " + " ".join(f"file{n}" for n in range(40)) + " && echo the-very-end"
+    repl = start_repl([tool_turn("Bash", {"command": command, "description": "long"}, "toolu_b"), text_turn("ok")])
+    await repl.idle()
+    repl.type("run" + ENTER)
+    await repl.wait_for("1. Yes, allow once")
+    assert "the-very-end" in repl.output
+    repl.type("3" + ENTER)
+    await repl.wait_for("Denied")
+
+
+async def test_an_edit_is_shown_as_a_diff_at_the_permission_question(start_repl, project: Path):
+    edit = {"file_path": "src/app.py", "old_string": "return a + b", "new_string": "return b + a"}
+    repl = start_repl([tool_turn("Edit", edit, "toolu_e"), text_turn("ok")])
+    await repl.idle()
+    repl.type("edit" + ENTER)
+    await repl.wait_for("1. Yes, allow once")
+    assert "-    return a + b" in repl.output and "+    return b + a" in repl.output
+    repl.type("1")
+    await repl.wait_for("ok")

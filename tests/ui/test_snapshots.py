@@ -84,3 +84,60 @@ def test_each_theme(snap_compare, theme):
     """The same finished conversation in each built-in theme: dark (warm orange on near-black), light (dark
     text on cream) and high-contrast (white on black, yellow accents). Text must be readable in all three."""
     assert snap_compare(scripted_app(theme), terminal_size=SIZE, run_before=play)
+
+
+EDIT = {"file_path": "src/app.py", "old_string": "def add(a, b):\n    return a + b\n",
+        "new_string": "def add(a: int, b: int) -> int:\n    \"\"\"The sum.\"\"\"\n    return a + b\n"}
+
+
+def _edit_dialog(request_input: dict[str, Any]) -> Any:
+    async def run_before(pilot: Any) -> None:
+        from agentcli.ui.tui.screens.permission import PermissionScreen
+
+        await play(pilot)
+        request = PermissionRequest("Edit", request_input, "toolu_e", "editing src/app.py needs approval",
+                                    ("Edit(src/**)",))
+        pilot.app.push_screen(PermissionScreen(request, Path("/project")))
+        await pilot.pause(0.1)
+        await pilot.pause()
+
+    return run_before
+
+
+def test_permission_dialog_with_a_diff(snap_compare):
+    """At 120×40: "Allow Edit(src/app.py)?", the reason, then a diff on a shaded panel: "@@ -1,2 +1,3 @@" in the
+    accent colour, the old "def add(a, b):" line in red with "-", the two new lines in green with "+", the
+    unchanged "return a + b" plain; below it the three choices, the first highlighted."""
+    assert snap_compare(scripted_app(), terminal_size=(120, 40), run_before=_edit_dialog(EDIT))
+
+
+def test_permission_dialog_with_a_diff_in_a_small_terminal(snap_compare):
+    """At 60×15: the same dialog without padding; the title and reason cut with "…" on one line each, as much of
+    the diff as fits (it scrolls), and all three choices fully visible at the bottom of the box."""
+    assert snap_compare(scripted_app(), terminal_size=(60, 15), run_before=_edit_dialog(EDIT))
+
+
+def test_end_of_turn_line(snap_compare):
+    """A short terminal after the turn: the last answer "Added a test for add…", then the dim end-of-turn line
+    "✻ 4.2 s · 4 requests · ↑ … ↓ … tokens · $0.0123 (session $0.0123)", the prompt box and the status line."""
+    assert snap_compare(scripted_app(), terminal_size=(100, 12), run_before=play)
+
+
+def test_context_view(snap_compare):
+    """/context: the line "Context: N of 200,000 tokens (P%)" and under it a bar of filled and empty blocks with
+    the percentage, then rows for system prompt, tool list, conversation (with the message count) and free space,
+    and the hint that /compact frees space."""
+    from types import SimpleNamespace
+
+    async def run_before(pilot: Any) -> None:
+        app = pilot.app
+        registry = SimpleNamespace(schemas=lambda: [{"name": "Read", "description": "Read a file. " * 400}])
+        app.engine = SimpleNamespace(
+            messages=[{"role": "user", "content": "x" * 40_000}, {"role": "assistant", "content": "ok"}],
+            conversation=SimpleNamespace(context_tokens=lambda overhead: overhead + 50_000),
+            config=SimpleNamespace(system_prompt="You are agentcli. " * 500, registry=registry, commands=None))
+        app.run_command("/context")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+    assert snap_compare(scripted_app(), terminal_size=(100, 24), run_before=run_before)

@@ -51,8 +51,9 @@ class Repl:
 
     def __init__(self, setup: SessionSetup, *, console: Console | None = None, input: Input | None = None,
                  output: Output | None = None, history: PromptHistory | None = None,
-                 handle_signals: bool = False) -> None:
+                 handle_signals: bool = False, first_prompt: str | None = None) -> None:
         self.setup = setup
+        self.first_prompt = first_prompt
         self.cwd = setup.cwd
         self.console = console or make_console()
         self.input = input or create_input()
@@ -136,6 +137,10 @@ class Repl:
             return EXIT_ERROR
         self._started()
         try:
+            if self.first_prompt:
+                self.history.add(self.first_prompt)
+                self.view.show_prompt(self.first_prompt)
+                await self.run_turn(self.first_prompt)
             await self._prompt_loop()
         finally:
             await self._close("prompt_input_exit")
@@ -346,7 +351,8 @@ def run_repl(args: Any) -> int:
 
     cwd = Path.cwd()
     setup = SessionSetup(cwd, session_values(args), demo=bool(args.demo), pick_resume=args.resume == "")
-    repl = Repl(setup, history=PromptHistory(default_history_path(), cwd), handle_signals=True)
+    repl = Repl(setup, history=PromptHistory(default_history_path(), cwd), handle_signals=True,
+                first_prompt=getattr(args, "prompt", None))
     try:
         code = asyncio.run(repl.run())
     except KeyboardInterrupt:

@@ -6,7 +6,6 @@ answered with one key (or a line of text) through prompt-toolkit.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
@@ -17,11 +16,12 @@ from rich.console import Console
 from rich.text import Text
 
 from agentcli.tools.permissions import PermissionAnswer, PermissionRequest
+from agentcli.ui.previews import call_preview
 from agentcli.ui.repl.prompts import ask_key, ask_line
 from agentcli.ui.repl.render import one_line
 from agentcli.ui.summaries import key_input
 
-MAX_INPUT_LINES = 12
+MAX_PREVIEW_LINES = 40
 PROMPT_CHARS = 70
 
 
@@ -34,14 +34,15 @@ async def ask_permission(console: Console, request: PermissionRequest, *, cwd: P
     console.print(Text.assemble(("  Allow ", "bold"), (name, "bold cyan"),
                                 (f"({key_input(name, request.tool_input, cwd)})?", "bold")))
     console.print(Text(f"  {request.reason}", style="dim"))
-    if name == "Bash" and isinstance(request.tool_input.get("command"), str):
-        detail = [f"$ {line}" for line in request.tool_input["command"].splitlines()]
-    else:
-        detail = json.dumps(request.tool_input, indent=2, ensure_ascii=False).splitlines()
-    if len(detail) > MAX_INPUT_LINES:
-        detail = [*detail[:MAX_INPUT_LINES], "…"]
+    preview = call_preview(name, request.tool_input, cwd)
+    detail = preview.lines
+    if preview.kind != "command" and len(detail) > MAX_PREVIEW_LINES:
+        detail = [*detail[:MAX_PREVIEW_LINES], f"… {len(detail) - MAX_PREVIEW_LINES} more lines"]
     for line in detail:
-        console.print(Text(f"    {line}", style="dim"), no_wrap=True, overflow="ellipsis")
+        style = "green" if preview.kind == "diff" and line.startswith("+") else \
+            "red" if preview.kind == "diff" and line.startswith("-") else "" if preview.kind == "command" else "dim"
+        # A command is shown whole, wrapped: what is approved must be readable to its end.
+        console.print(Text(f"    {line}", style=style), no_wrap=preview.kind != "command", overflow="ellipsis")
     console.print(Text("  1. Yes, allow once\n"
                        f"  2. Yes, and allow {always} for this session\n"
                        "  3. No, and tell agentcli what to do instead (esc: just no)"))

@@ -63,8 +63,11 @@ class AgentApp(SessionControl, TurnControl, CompletionMenu, App[None]):
 
     def __init__(self, setup: SessionSetup | None = None, *, cwd: Path | None = None,
                  theme: str | None = None, themes: dict[str, Any] | None = None,
-                 history: PromptHistory | None = None, handle_signals: bool = False) -> None:
+                 history: PromptHistory | None = None, handle_signals: bool = False,
+                 first_prompt: str | None = None) -> None:
         super().__init__()
+        self.first_prompt = first_prompt
+        """``agentcli "PROMPT"``: sent as soon as the screen is up (it waits in the queue for the session)."""
         self.setup = setup
         self.handle_signals = handle_signals
         self.ended_by: int | None = None
@@ -125,6 +128,8 @@ class AgentApp(SessionControl, TurnControl, CompletionMenu, App[None]):
             self.status.state.starting = False
             self.status.show()
             return
+        if self.first_prompt:
+            self.send(self.first_prompt)
         # First frame first: the engine (settings, tools, SDK) is built once the screen is up.
         self.call_after_refresh(lambda: self.run_worker(self._prepare(), group="setup", exit_on_error=False))
 

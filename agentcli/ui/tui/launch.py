@@ -64,7 +64,7 @@ def run_tui(args: Any) -> int:
     setup = SessionSetup(cwd, session_values(args), demo=bool(args.demo), pick_resume=args.resume == "",
                          problems=problems)
     app = AgentApp(setup, cwd=cwd, theme=theme, themes=themes, history=PromptHistory(default_history_path(), cwd),
-                   handle_signals=True)
+                   handle_signals=True, first_prompt=getattr(args, "prompt", None))
     try:
         app.run()
     finally:

@@ -91,7 +91,14 @@ class SessionControl:
         session = options.session
         for warning in [*getattr(session, "warnings", []), *options.notices]:
             self.conversation.add_notice(str(warning), "warning")
-        self._show_history(getattr(session, "messages", None) or [])
+        history = getattr(session, "messages", None) or []
+        self._show_history(history)
+        if history and self._queue:
+            # What was typed while the session loaded goes below its history.
+            for _text, widget in self._queue:
+                if widget is not None:
+                    widget.remove()
+            self._queue = [(text, self.conversation.add_prompt(text, queued=True)) for text, _widget in self._queue]
         state = self.status.state
         state.starting = False
         state.model = engine.config.model

@@ -128,6 +128,9 @@ class TurnControl:
         if tool is not None:
             tool.state = "running"
             tool.refresh(layout=True)
+        if screen.stop_turn and self.engine is not None:
+            # Esc in the dialog stops the whole turn, not only this call; the denial is answered first.
+            self.engine.interrupt()
         return answer
 
 
