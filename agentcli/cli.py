@@ -127,8 +127,8 @@ def main(argv: list[str] | None = None) -> int:
         return _resume_without_id()
 
     if not args.print_mode:
-        if streaming_input or not sys.stdin.isatty() or not sys.stdout.isatty():
-            args.print_mode = True  # piped input or output, no terminal to talk to: run headless
+        if streaming_input or not sys.stdin.isatty():
+            args.print_mode = True  # piped input, no terminal to talk to: run headless
         elif args.plain:
             from agentcli.ui.repl.app import run_repl
 

@@ -13,6 +13,7 @@ from tests.ui.conftest import (
     SIZE,
     idle,
     ready,
+    screen_text,
     text_turn,
     tool_turn,
     type_text,
