@@ -424,3 +424,22 @@ async def test_escape_in_the_permission_dialog_stops_the_turn(make_app, project:
         await idle(pilot)
         assert "Interrupted" in screen_text(app)
     assert len(server.requests) == 1 and not (project / "notes.md").exists()
+
+
+async def test_the_conversation_scrolls_from_the_keyboard(make_app):
+    long_answer = "\n\n".join(f"Paragraph {n} of a long answer." for n in range(80))
+    app, _server = make_app([text_turn(long_answer, chunks=20)])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "long")
+        await pilot.press("enter")
+        await idle(pilot)
+        view = app.conversation
+        await wait_for(pilot, lambda: view.max_scroll_y > 0 and view.scroll_y == view.max_scroll_y)
+        await pilot.press("pageup")
+        await wait_for(pilot, lambda: view.scroll_y < view.max_scroll_y)
+        await pilot.press("ctrl+home")
+        await wait_for(pilot, lambda: view.scroll_y == 0)
+        await pilot.press("ctrl+end")
+        await wait_for(pilot, lambda: view.scroll_y == view.max_scroll_y)
+        assert app.focused is app.prompt_input

@@ -36,7 +36,7 @@ __all__ = ["AgentApp", "resume_gc"]
 Message = dict[str, Any]
 DOUBLE_PRESS_S = 1.5
 HELP = """Enter send · shift+enter / ctrl+j new line · ↑↓ history · ctrl+r search history
-esc interrupt · ctrl+o detailed transcript · shift+tab permission mode · ctrl+c clear (twice: exit) · ctrl+d twice exit
+PgUp/PgDn shift+↑↓ ctrl+home/end scroll · esc interrupt · ctrl+o detailed transcript · shift+tab permission mode · ctrl+c clear (twice: exit) · ctrl+d twice exit
 / commands · @ attach a path · !cmd run a shell command"""
 
 
@@ -55,6 +55,12 @@ class AgentApp(SessionControl, TurnControl, CompletionMenu, App[None]):
         Binding("ctrl+o", "toggle_transcript", "Transcript", priority=True, show=False),
         Binding("shift+tab", "cycle_mode", "Permission mode", priority=True, show=False),
         Binding("ctrl+r", "history_search", "History", show=False),
+        Binding("pageup", "scroll('page_up')", "Scroll up", priority=True, show=False),
+        Binding("pagedown", "scroll('page_down')", "Scroll down", priority=True, show=False),
+        Binding("shift+up", "scroll('up')", show=False, priority=True),
+        Binding("shift+down", "scroll('down')", show=False, priority=True),
+        Binding("ctrl+home", "scroll('home')", show=False, priority=True),
+        Binding("ctrl+end", "scroll('end')", show=False, priority=True),
     ]
     # Textual collects ``@on`` handlers from the App's own class body only; the jobs' handlers are named here.
     _submitted = TurnControl._submitted
@@ -164,6 +170,17 @@ class AgentApp(SessionControl, TurnControl, CompletionMenu, App[None]):
         self.status.state.hint = "Press ctrl+c again to exit"
         self.status.show()
         self.set_timer(DOUBLE_PRESS_S, self._clear_hint)
+
+    def action_scroll(self, where: str) -> None:
+        """Keyboard scrolling of the conversation while the prompt keeps the focus (the end re-sticks to new text)."""
+        view = self.conversation
+        if self.screen is not self.screen_stack[0]:
+            return
+        if where == "end":
+            view.scroll_end(animate=False)
+            view.anchor()
+        else:
+            getattr(view, f"scroll_{where}")(animate=False)
 
     def action_ctrl_d(self) -> None:
         """ctrl+d twice exits; the draft in the prompt is kept after one press (it is easy to hit by mistake)."""
