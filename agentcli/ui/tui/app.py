@@ -36,7 +36,8 @@ __all__ = ["AgentApp", "resume_gc"]
 Message = dict[str, Any]
 DOUBLE_PRESS_S = 1.5
 HELP = """Enter send · shift+enter / ctrl+j new line · ↑↓ history · ctrl+r search history
-PgUp/PgDn shift+↑↓ ctrl+home/end scroll · esc interrupt · ctrl+o detailed transcript · shift+tab permission mode · ctrl+c clear (twice: exit) · ctrl+d twice exit
+PgUp/PgDn shift+↑↓ ctrl+home/end scroll
+esc interrupt · ctrl+o detailed transcript · shift+tab permission mode · ctrl+c clear (twice: exit) · ctrl+d twice exit
 / commands · @ attach a path · !cmd run a shell command"""
 
 
