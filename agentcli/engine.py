@@ -278,6 +278,8 @@ class QueryEngine:
             hooks=hooks,
             thinking=self.config.thinking,
         )
+        if hooks is not None:
+            hooks.halt = None
         structured = StructuredOutputRun.for_registry(self.config.registry, hooks)
         if structured is not None:
             params.hooks = structured
@@ -364,6 +366,9 @@ class QueryEngine:
                                               "message": f"Stopped by hook: {event.error}"})
                         self._record(out)
                         yield out
+                    elif event.reason == "hook_stopped":
+                        subtype = "error_during_execution"
+                        errors.append(f"Stopped by hook: {event.error}")
                     elif event.reason == "max_turns":
                         subtype = "error_max_turns"
                         errors.append(f"Reached maximum number of turns ({self.config.max_turns})")

@@ -32,6 +32,8 @@ class StopVerdict:
 
 class LoopHooks(Protocol):
     block_cap: int
+    halt: str | None
+    """Set when a tool hook answered ``continue: false`` (its ``stopReason``): the loop ends after these tools."""
 
     async def stop(self, last_assistant_text: str, stop_hook_active: bool) -> StopVerdict: ...
 
@@ -49,6 +51,7 @@ class SessionHooks:
     def __init__(self, runner: HookRunner, block_cap: int | None = None) -> None:
         self.runner = runner
         self.block_cap = block_cap or _env_cap() or DEFAULT_STOP_BLOCK_CAP
+        self.halt: str | None = None
 
     async def stop(self, last_assistant_text: str, stop_hook_active: bool, *, event: str = "Stop",
                    fields: dict[str, Any] | None = None, match_value: str | None = None) -> StopVerdict:
@@ -80,6 +83,8 @@ class SessionHooks:
             "tool_name": tool_use["name"], "tool_input": tool_use.get("input", {}),
             "tool_use_id": tool_use["id"], "tool_response": response,
         }, match_value=tool_use["name"])
+        if outcome.prevent_continuation:
+            self.halt = outcome.stop_reason
         notes = [f"PostToolUse hook feedback:\n[{cmd}]: {msg}" for cmd, msg in outcome.blocking]
         notes += outcome.additional_context
         return notes

@@ -163,6 +163,9 @@ async def query(params: QueryParams) -> AsyncIterator[LoopEvent]:
                 results = {"role": "user", "content": content}
                 conversation.append(results)
                 yield ToolResults(results, finished)
+                if params.hooks is not None and params.hooks.halt is not None:
+                    yield LoopEnded("hook_stopped", params.hooks.halt)
+                    return
         finally:
             # Closed or cancelled mid-iteration (interrupt, budget): stop every tool and its processes.
             await executor.abort()

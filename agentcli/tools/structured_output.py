@@ -107,6 +107,10 @@ class StructuredOutputRun:
         self.failures = 0
         self.value: dict[str, Any] | None = None
 
+    @property
+    def halt(self) -> str | None:
+        return self.inner.halt if self.inner is not None else None
+
     @classmethod
     def for_registry(cls, registry: ToolRegistry, inner: LoopHooks | None) -> StructuredOutputRun | None:
         """A watch when the session offers StructuredOutput (``--json-schema``), else None."""

@@ -146,3 +146,27 @@ def _query(prompt, options):
     from claude_agent_sdk import query
 
     return query(prompt=prompt, options=options)
+
+
+async def test_tool_hook_callbacks_with_continue_false_stop_after_the_tools(sdk_options, project: Path):
+    async def halt_after_read(hook_input, tool_use_id, context):
+        return {"continue_": False, "stopReason": "read enough"}
+
+    async def halt_before_bash(hook_input, tool_use_id, context):
+        return {"continue_": False, "stopReason": "no shell now"}
+
+    readme = str(project / "README.md")
+    for event, matcher, hook, turn, reason in (
+        ("PostToolUse", "Read", halt_after_read, tool_turn("Read", {"file_path": readme}, "toolu_r"), "read enough"),
+        ("PreToolUse", "Bash", halt_before_bash, tool_turn("Bash", {"command": "touch x"}, "toolu_b"), "no shell now"),
+    ):
+        options, server = sdk_options([turn, text_turn("never sent")],
+                                      hooks={event: [HookMatcher(matcher=matcher, hooks=[hook])]})
+        async with ClaudeSDKClient(options=options) as client:
+            await client.query("go")
+            messages = [m async for m in client.receive_response()]
+        result = messages[-1]
+        assert isinstance(result, ResultMessage) and result.is_error and result.terminal_reason == "hook_stopped"
+        assert any(reason in error for error in result.errors or [])
+        assert len(server.requests) == 1
+    assert not (project / "x").exists()
