@@ -58,15 +58,16 @@ def web_searches(usage: dict[str, Any]) -> int:
 
 
 def cost_usd(model: str, usage: dict[str, Any]) -> float | None:
-    """Cost of one response's ``usage`` (tokens and server-side web searches); None for an unknown model."""
+    """Cost of one response's ``usage`` (tokens and server-side web searches; a counter the API left out or sent
+    as null counts 0); None for an unknown model."""
     price = price_for(model)
     if price is None:
         return None
     return web_searches(usage) * WEB_SEARCH_USD + (
-        usage.get("input_tokens", 0) * price.input
-        + usage.get("output_tokens", 0) * price.output
-        + usage.get("cache_creation_input_tokens", 0) * price.cache_write
-        + usage.get("cache_read_input_tokens", 0) * price.cache_read
+        (usage.get("input_tokens") or 0) * price.input
+        + (usage.get("output_tokens") or 0) * price.output
+        + (usage.get("cache_creation_input_tokens") or 0) * price.cache_write
+        + (usage.get("cache_read_input_tokens") or 0) * price.cache_read
     ) / PER_MILLION
 
 

@@ -104,7 +104,7 @@ def retry_after_s(headers: dict[str, str], now: float | None = None) -> float | 
 
 def backoff_s(retry_number: int, policy: RetryPolicy, rng: random.Random) -> float:
     """0.5 s doubling per retry to a 32 s cap, with ±25 % jitter (retry_number counts from 1)."""
-    delay = min(policy.base_delay_s * (2 ** (retry_number - 1)), policy.max_delay_s)
+    delay = min(policy.base_delay_s * 2.0 ** (retry_number - 1), policy.max_delay_s)
     return delay * (1 + rng.uniform(-JITTER, JITTER))
 
 
