@@ -46,11 +46,16 @@ def key_input(name: str, tool_input: dict[str, Any] | None, cwd: Path | None = N
     return _short(json.dumps(tool_input, ensure_ascii=False))
 
 
+def _untagged(text: str) -> str:
+    """Without the ``<tool_use_error>`` tags the model reads (people read the message inside)."""
+    return text.replace("<tool_use_error>", "").replace("</tool_use_error>", "")
+
+
 def result_text(block: dict[str, Any]) -> str:
     """The tool_result's content as plain text."""
     content = block.get("content")
     if isinstance(content, str):
-        return content
+        return _untagged(content)
     if isinstance(content, list):
         parts = []
         for item in content:
@@ -58,7 +63,7 @@ def result_text(block: dict[str, Any]) -> str:
                 parts.append(str(item.get("text", "")))
             elif isinstance(item, dict):
                 parts.append(f"[{item.get('type', 'content')}]")
-        return "\n".join(parts)
+        return _untagged("\n".join(parts))
     return ""
 
 
