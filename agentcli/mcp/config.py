@@ -8,7 +8,6 @@ expanded in commands, arguments, environment values, URLs and headers.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -16,6 +15,8 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from agentcli.config.inputs import InputFileError, parse_json, read_input
 
 
 class _Entry(BaseModel):
@@ -126,13 +127,16 @@ def read_config(value: str, env: dict[str, str]) -> list[ServerSpec]:
     else:
         source = value
         try:
-            text = Path(value).expanduser().read_text(encoding="utf-8")
-        except OSError as exc:
-            raise McpConfigError(f"--mcp-config {value}: {exc.strerror or exc}") from None
+            file_text = read_input(Path(value).expanduser())
+        except InputFileError as exc:
+            raise McpConfigError(f"--mcp-config {exc}") from None
+        if file_text is None:
+            raise McpConfigError(f"--mcp-config {value}: No such file or directory")
+        text = file_text
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise McpConfigError(f"{source}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+        data = parse_json(text, source)
+    except InputFileError as exc:
+        raise McpConfigError(str(exc)) from None
     return servers_in(data, source, env)
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentcli.config.inputs import InputFileError, load_json
 from agentcli.config.settings import SettingsError, SettingsLayer, parse_settings
 from agentcli.hooks.config import ConfiguredHook, configured_hooks
 from agentcli.mcp.config import McpConfigError, ServerSpec, servers_in
@@ -57,11 +58,12 @@ class Plugin:
 
 def _json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise PluginError(f"{path}: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise PluginError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+        data = load_json(path)
+    except InputFileError as exc:
+        raise PluginError(str(exc)) from None
+    if data is None:
+        raise PluginError(f"{path}: No such file or directory")
+    return data
 
 
 def _with_root(text: str, root: Path) -> str:

@@ -179,3 +179,19 @@ def test_other_inputs_use_the_guard_too(tmp_path: Path):
     question = tmp_path / "question.json"
     question.write_bytes(b"[" * 100_000)
     assert take_question(question) is None and not question.exists()
+
+
+def test_mcp_and_plugin_files_use_the_guard(tmp_path: Path):
+    from agentcli.mcp.config import McpConfigError, read_config
+    from agentcli.plugins.loader import PluginError, _json
+
+    mcp = tmp_path / ".mcp.json"
+    mcp.write_bytes(b'{"mcpServers": {"caf\xe9": {}}}')
+    with pytest.raises(McpConfigError, match=r"^--mcp-config .*\.mcp\.json:1: is not UTF-8 text"):
+        read_config(str(mcp), {})
+    with pytest.raises(McpConfigError, match="nested too deeply"):
+        read_config('{"mcpServers": ' + "[" * 50_000 + "]" * 50_000 + "}", {})
+    manifest = tmp_path / "plugin.json"
+    manifest.write_text("{" * 5 + '"a": ' + "[" * 50_000)
+    with pytest.raises(PluginError):
+        _json(manifest)
