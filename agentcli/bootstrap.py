@@ -6,6 +6,8 @@ Every face builds its engine here, so they differ only in how they render and as
 from __future__ import annotations
 
 import os
+import shutil
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,10 +27,12 @@ from agentcli.tools.background import BackgroundShells
 from agentcli.tools.base import Tool, ToolEnv
 from agentcli.tools.permissions import AskUser, PermissionPolicy
 from agentcli.tools.registry import default_registry
+from agentcli.tools.paths import resolve as resolve_path
 from agentcli.tools.rules import RuleSources, parse_rule_args
 from agentcli.web.fetch_tool import WebFetchTool
 from agentcli.web.search_tool import WebSearchTool
 from agentcli.web.search_tool import offered as search_offered
+from agentcli.tools.sandbox import INSTALL_HINT, Sandbox, SandboxConfig, probe
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_IDLE_TIMEOUT_MS = 60_000
@@ -126,8 +130,27 @@ def permission_policy(options: SessionOptions, settings: LoadedSettings) -> tupl
     mode = options.permission_mode
     if mode == "default" and settings.merged.permissions.defaultMode:
         mode = settings.merged.permissions.defaultMode
-    policy = PermissionPolicy(options.cwd, mode=mode, rules=sources.rules, ask=options.ask_permission)
+    policy = PermissionPolicy(options.cwd, mode=mode, rules=sources.rules, ask=options.ask_permission,
+                              sandbox=session_sandbox(options, settings))
     return policy, sources.removed_tools()
+
+
+def session_sandbox(options: SessionOptions, settings: LoadedSettings) -> Sandbox | None:
+    """The Bash sandbox the settings ask for; None (and a notice) where it is off or bwrap is missing."""
+    wanted = settings.merged.sandbox
+    if not wanted.enabled:
+        return None
+    if shutil.which("bwrap") is None:
+        options.notices.append(f"the Bash sandbox is off because bwrap was not found: commands are judged by the "
+                               f"permission rules alone ({INSTALL_HINT})")
+        return None
+    threading.Thread(target=probe, daemon=True).start()  # ready before the first command, off the start path
+    config = SandboxConfig(
+        enabled=True, auto_allow=wanted.mode == "auto-allow" or wanted.autoAllowBashIfSandboxed is True,
+        writable=tuple(resolve_path(path, options.cwd) for path in wanted.writablePaths),
+        network=wanted.network is True,
+    )
+    return Sandbox(config, options.cwd)
 
 
 def open_session_for(options: SessionOptions) -> Any:
@@ -177,7 +200,8 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
                               getattr(merged, "alwaysThinkingEnabled", None))
     store_path = getattr(getattr(session, "store", None), "path", None)
     scratch_dir = Path(store_path).with_suffix("") / "tool-results" if store_path else None
-    env = ToolEnv(project_dir=project_dir, env=dict(merged.env), scratch_dir=scratch_dir)
+    env = ToolEnv(project_dir=project_dir, env=dict(merged.env), scratch_dir=scratch_dir, sandbox=policy.sandbox,
+                  read_denied=policy.read_denied)
     env.state.shells = BackgroundShells()
     hooks = _session_hooks(options, settings, plugins)
     config = EngineConfig(

@@ -49,6 +49,22 @@ class PermissionsSettings(BaseModel):
     defaultMode: PermissionMode | None = None
 
 
+class SandboxSettings(BaseModel):
+    """``sandbox``: how Bash commands are contained (see :mod:`agentcli.tools.sandbox`)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    enabled: bool = True
+    mode: Literal["auto-allow", "ask"] = "ask"
+    """ask: the permission rules decide as without a sandbox; auto-allow: a command the sandbox contains runs
+    without asking."""
+    writablePaths: list[str] = Field(default_factory=list)
+    network: bool | dict[str, Any] = False
+    """True: commands may use the network. An object (Claude Code's proxy settings) counts as no network."""
+    autoAllowBashIfSandboxed: bool | None = None
+    """Claude Code's spelling of ``mode``: true means ``auto-allow``."""
+
+
 class Settings(BaseModel):
     """One settings file, or the merge of all of them. Unknown keys are kept and ignored."""
 
@@ -63,6 +79,7 @@ class Settings(BaseModel):
     streamIdleTimeoutMs: int | None = Field(default=None, gt=0)
     stopHookBlockCap: int | None = Field(default=None, ge=1)
     theme: str | None = None
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
 
 
 class SettingsError(Exception):

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agentcli.tools.process import end_group, group_alive, spawn_shell
 
@@ -92,13 +93,15 @@ class BackgroundShells:
     def running(self) -> list[BackgroundShell]:
         return [shell for shell in self.shells.values() if shell.status == "running"]
 
-    async def launch(self, command: str, *, cwd: Path, env: dict[str, str], description: str | None) -> BackgroundShell:
+    async def launch(self, command: str, *, cwd: Path, env: dict[str, str], description: str | None,
+                     sandbox: Any = None, network: bool = False) -> BackgroundShell:
         self._count += 1
         shell = BackgroundShell(f"bash_{self._count}", command, description)
         fd, cwd_file = tempfile.mkstemp(prefix="agentcli-cwd-")
         os.close(fd)
         protocol = _Protocol(shell, lambda code: self._exited(shell, cwd_file, code))
-        transport, _ = await spawn_shell(protocol, command, cwd=cwd, env=env, cwd_file=cwd_file)
+        transport, _ = await spawn_shell(protocol, command, cwd=cwd, env=env, cwd_file=cwd_file, sandbox=sandbox,
+                                         network=network)
         self.shells[shell.id] = shell
         self._transports[shell.id] = transport
         self._changed()

@@ -86,6 +86,10 @@ class ToolEnv:
     """Extra environment variables (from settings) for commands tools run."""
     scratch_dir: Path | None = None
     """Where oversized results are written; None keeps them inline (truncated)."""
+    sandbox: Any = None
+    """The session's :class:`agentcli.tools.sandbox.Sandbox` for shell commands; None runs them unconfined."""
+    read_denied: Callable[[Path], bool] | None = None
+    """Whether a ``Read(…)`` deny rule covers a file: searches (Grep, Glob) leave such files out of their results."""
 
 
 @dataclass

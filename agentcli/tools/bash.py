@@ -10,9 +10,11 @@ from typing import Any
 from pydantic import Field
 
 from agentcli.tools.base import Tool, ToolCall, ToolFailure, ToolInput, ToolOutput
-from agentcli.tools.commands import changes_directory, is_read_only
+from agentcli.tools.commands import changes_directory
+from agentcli.tools.read_only import is_read_only
 from agentcli.tools.output import spill_path
 from agentcli.tools.process import run_shell
+from agentcli.tools.sandbox import Sandbox, remove_created
 from agentcli.tools.shell import ParsedCommand, parse_command
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -32,6 +34,11 @@ class BashInput(ToolInput):
     run_in_background: bool | None = Field(
         default=None,
         description="Set to true to run this command in the background; read its output later with BashOutput",
+    )
+    dangerouslyDisableSandbox: bool | None = Field(
+        default=None,
+        description="Run outside the sandbox (network, writes outside the project). Needs the user's approval; use "
+                    "only after a command failed because of the sandbox.",
     )
 
 
@@ -80,13 +87,18 @@ class BashTool(Tool):
             return await _start_in_background(tool_input, call, cwd, notes)
         timeout_ms = min(max(tool_input.timeout or DEFAULT_TIMEOUT_MS, 1), MAX_TIMEOUT_MS)
         spill = spill_path(env.scratch_dir, call.tool_use_id, ".log") if env.scratch_dir is not None else None
+        sandbox = _sandbox_for(env.sandbox, tool_input, notes)
+        missing = sandbox.missing_protected() if sandbox is not None else []
         try:
             result = await run_shell(
                 tool_input.command, cwd=cwd, env=_environment(env.env), timeout_s=timeout_ms / 1000,
-                limit=MAX_OUTPUT_CHARS, spill_path=spill, report=call.report,
+                limit=MAX_OUTPUT_CHARS, spill_path=spill, report=call.report, sandbox=sandbox,
+                network=sandbox is not None and call.tool_use_id in sandbox.network_approved,
             )
         except OSError as exc:
             raise ToolFailure(f"Could not start the shell: {exc.strerror or exc}") from None
+        for path in remove_created(missing):
+            notes.append(f"The sandbox does not allow creating {path.relative_to(sandbox.project_dir)}; it was removed.")
         env.state.shell_cwd = _next_cwd(result.final_cwd, cwd, project, notes)
         text = result.output.rstrip()
         if result.full_output_path is not None:
@@ -113,14 +125,28 @@ async def _start_in_background(tool_input: Any, call: ToolCall, cwd: Path, notes
     if shells is None:
         raise ToolFailure("Background commands are not available in this session; run the command without "
                           "run_in_background.")
+    sandbox = _sandbox_for(call.env.sandbox, tool_input, notes)
+    network = sandbox is not None and call.tool_use_id in sandbox.network_approved
     try:
         shell = await shells.launch(tool_input.command, cwd=cwd, env=_environment(call.env.env),
-                                    description=tool_input.description)
+                                    description=tool_input.description, sandbox=sandbox, network=network)
     except OSError as exc:
         raise ToolFailure(f"Could not start the shell: {exc.strerror or exc}") from None
     text = "\n".join([f"Command running in background with ID: {shell.id}", *notes])
     return ToolOutput(text, structured={"backgroundTaskId": shell.id, "stdout": "", "stderr": "",
                                         "interrupted": False})
+
+
+def _sandbox_for(sandbox: Sandbox | None, tool_input: Any, notes: list[str]) -> Sandbox | None:
+    """The sandbox this command runs in: none when it is off, unavailable, or the call was approved without it."""
+    if sandbox is None or not sandbox.config.enabled or tool_input.dangerouslyDisableSandbox:
+        return None
+    if not sandbox.active:
+        if not sandbox.reported:
+            sandbox.reported = True
+            notes.append(f"Note: ran without the sandbox: {sandbox.problem}.")
+        return None
+    return sandbox
 
 
 def _environment(extra: dict[str, str]) -> dict[str, str]:

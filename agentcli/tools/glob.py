@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,7 @@ class GlobTool(Tool):
             raise ToolFailure(f"Directory does not exist: {root}")
         if not root.is_dir():
             raise ToolFailure(f"{root} is not a directory.")
-        return await asyncio.to_thread(_glob, root, pattern)
+        return await asyncio.to_thread(_glob, root, pattern, call.env.read_denied)
 
 
 def find_files(root: Path, pattern: str) -> list[Path]:
@@ -84,8 +85,8 @@ def _mtime(path: Path) -> float:
         return 0.0
 
 
-def _glob(root: Path, pattern: str) -> ToolOutput:
-    found = find_files(root, pattern)
+def _glob(root: Path, pattern: str, denied: Callable[[Path], bool] | None = None) -> ToolOutput:
+    found = [path for path in find_files(root, pattern) if denied is None or not denied(path)]
     found.sort(key=lambda p: (-_mtime(p), str(p)))
     shown = found[:MAX_RESULTS]
     structured = {"filenames": [str(p) for p in shown], "numFiles": len(found), "truncated": len(found) > len(shown)}

@@ -11,6 +11,7 @@ import contextlib
 import os
 import shutil
 import sysconfig
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -88,7 +89,26 @@ class GrepTool(Tool):
             lines = await _ripgrep(rg, query)
         else:
             lines = await asyncio.to_thread(python_grep, query)
+        if call.env.read_denied is not None:
+            lines = _without_denied(lines, call.env.read_denied)
         return _format(query, lines, tool_input.head_limit)
+
+
+def _without_denied(lines: list[str], denied: Callable[[Path], bool]) -> list[str]:
+    """Lines of files a deny rule covers left out (a line starts with its file's path, then ``:`` or ``-``)."""
+    verdicts: dict[str, bool] = {}
+
+    def hidden(line: str) -> bool:
+        for end in [len(line)] + [i for i, char in enumerate(line) if char in ":-"]:
+            path = line[:end]
+            if path in verdicts:
+                return verdicts[path]
+            if os.path.isfile(path):
+                verdicts[path] = denied(Path(path))
+                return verdicts[path]
+        return False
+
+    return [line for line in lines if not hidden(line)]
 
 
 async def _ripgrep(rg: str, query: GrepQuery) -> list[str]:

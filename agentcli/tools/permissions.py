@@ -12,6 +12,7 @@ What is left asks the face's callback, or is denied with a clear message when th
 from __future__ import annotations
 
 import asyncio
+import glob
 import os
 import re
 from collections.abc import Awaitable, Callable, Iterable
@@ -23,15 +24,11 @@ from pydantic import ValidationError
 
 from agentcli.config.modes import PERMISSION_MODES
 from agentcli.tools.base import Tool, ToolCall, ToolEnv
-from agentcli.tools.commands import (
-    NON_PATH_COMMANDS,
-    deny_variants,
-    inner_scripts,
-    is_read_only,
-    is_read_only_command,
-)
-from agentcli.tools.globs import has_magic, static_prefix
+from agentcli.tools.commands import deny_variants, inner_scripts
+from agentcli.tools.read_only import is_read_only, read_only_paths
+from agentcli.tools.globs import expand_braces, has_magic, static_prefix
 from agentcli.tools.paths import resolve
+from agentcli.tools.sandbox import Sandbox
 from agentcli.tools.rules import (
     Behavior,
     PermissionRule,
@@ -42,7 +39,9 @@ from agentcli.tools.rules import (
 )
 from agentcli.tools.shell import ParsedCommand, SimpleCommand, Word, parse_command
 
-PROTECTED_DIRS = frozenset({".git", ".agentcli"})
+PROTECTED_DIRS = frozenset({".git", ".agentcli", ".claude"})
+"""Compared without case (macOS and Windows folders ignore it), after resolving symlinks."""
+_MAX_GLOB_MATCHES = 2_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +130,8 @@ class PermissionPolicy:
     rules: list[PermissionRule] = field(default_factory=list)
     ask: AskUser | None = None
     home: Path = field(default_factory=Path.home)
+    sandbox: Sandbox | None = None
+    """With the sandbox on in auto-allow mode, a Bash command it contains runs without asking."""
 
     def __post_init__(self) -> None:
         if self.mode not in PERMISSION_MODES:
@@ -174,6 +175,8 @@ class PermissionPolicy:
                 return PermissionDecision("deny", changed.reason)
         if answer.choice == "allow_session":
             self.add_rules(verdict.suggestions, "allow", "session")
+        if self.sandbox is not None and tool.name == "Bash":
+            self.sandbox.network_approved.add(call.tool_use_id)  # approved in person: network is part of the yes
         return PermissionDecision("allow", updated_input=answer.updated_input)
 
     def add_rules(self, rules: Iterable[str], behavior: Behavior, source: str) -> None:
@@ -204,7 +207,7 @@ class PermissionPolicy:
             return Verdict("deny", "the tool input is not valid")
         if tool.name == "Bash":
             cwd = env.state.shell_cwd if env is not None and env.state.shell_cwd is not None else self._root_literal
-            return self._bash(str(parsed.command), Path(cwd))
+            return self._bash(str(parsed.command), Path(cwd), bool(getattr(parsed, "dangerouslyDisableSandbox", False)))
         domain = getattr(tool, "domain", None)
         if domain is not None:
             return self._domain(tool.name, domain(parsed))
@@ -277,21 +280,21 @@ class PermissionPolicy:
             return literal_too and path_pattern_matches(rule.specifier, literal, self._roots_literal)
 
         for rule in self._rules("deny", name):
-            if matches(rule, literal_too=True):
+            if matches(rule, literal_too=True) or (read_only and _names_folder(rule, real, self._roots)):
                 return self._by_rule(name, rule)
         inside = _inside(real, self._root)
         specific_allow = [r for r in self._rules("allow", name) if not r.whole_tool and matches(r, literal_too=False)]
         where = "//" + str(real.parent).lstrip("/") + "/**"
-        if not read_only and PROTECTED_DIRS.intersection(real.parts + literal.parts):
+        if self.mode == "plan" and not read_only:
+            return Verdict("deny", self._plan_message())
+        if not read_only and PROTECTED_DIRS.intersection(part.lower() for part in real.parts + literal.parts):
             if any(rule.source == "session" for rule in specific_allow):
                 return Verdict("allow")
-            return Verdict("ask", f"{real} is in a protected folder (.git/ or .agentcli/)",
+            return Verdict("ask", f"{real} is in a protected folder (.git/, .agentcli/ or .claude/)",
                            (f"Edit(//{str(real).lstrip('/')})",), firm=True)
         for rule in self._rules("ask", name):
             if matches(rule, literal_too=True):
                 return self._by_rule(name, rule)
-        if self.mode == "plan" and not read_only:
-            return Verdict("deny", self._plan_message())
         if self.mode == "bypassPermissions" or specific_allow:
             return Verdict("allow")
         family = "Read" if read_only else "Edit"
@@ -308,16 +311,21 @@ class PermissionPolicy:
 
     # -- shell commands -------------------------------------------------------------------------------------
 
-    def _bash(self, command: str, cwd: Path) -> Verdict:
+    def _bash(self, command: str, cwd: Path, unsandboxed: bool = False) -> Verdict:
         parsed = parse_command(command)
         pieces = self._pieces(parsed, command)
         for behavior in ("deny", "ask"):
             for rule in self._rules(behavior, "Bash"):
                 if rule.whole_tool or any(command_pattern_matches(rule.specifier or "", p) for p in pieces):
                     return self._by_rule("Bash", rule)
-        if self.mode == "plan" and not is_read_only(parsed):
+        if (denied := self._denied_read(parsed, _real(cwd))) is not None:
+            return denied
+        if self.mode == "plan" and not is_read_only(parsed, _real(cwd)):
             return Verdict("deny", self._plan_message())
         if self.mode == "bypassPermissions" or any(r.whole_tool for r in self._rules("allow", "Bash")):
+            return Verdict("allow")
+        sandbox = self.sandbox
+        if sandbox is not None and sandbox.config.auto_allow and not unsandboxed and sandbox.active:
             return Verdict("allow")
         if not parsed.analysable:
             why = parsed.error or "it uses shell constructs that cannot be checked part by part"
@@ -354,31 +362,71 @@ class PermissionPolicy:
             for rule in self._rules("allow", "Bash"):
                 if rule.specifier and command_pattern_matches(rule.specifier, sub.text):
                     return True
-        if not is_read_only_command(sub):
+        paths = read_only_paths(sub, cwds[-1])
+        if paths is None:
             return False
-        name = sub.argv[0].value
-        words = [r.target for r in sub.redirects if r.op in ("<", "<>") and r.target is not None]
-        if name == "cd":
-            words += sub.argv[1:2] or [Word("~", "~")]
-        elif name not in NON_PATH_COMMANDS:
-            for word in sub.argv[1:]:
-                if word.value.startswith("-"):
-                    if "=" in word.value:
-                        value = word.value.split("=", 1)[1]
-                        words.append(Word(value, value, word.expands, word.globby))
-                    continue
-                words.append(word)
+        words = paths + [r.target for r in sub.redirects if r.op in ("<", "<>") and r.target is not None]
         return all(self._inside_project(word, cwds) for word in words)
 
     def _inside_project(self, word: Word | None, cwds: list[Path]) -> bool:
         if word is None or word.expands:
             return False
-        value = word.value
-        if has_magic(value):
-            value = static_prefix(value)[0] or "."
-        home = value.startswith("~")
-        candidates = [Path(os.path.expanduser(value))] if home else [cwd / value for cwd in cwds]
-        return all(_inside(_real(Path(os.path.normpath(path))), self._root) for path in candidates)
+        places = self._places(word, cwds)
+        return places is not None and all(_inside(place, self._root) for place in places)
+
+    def _places(self, word: Word, cwds: list[Path]) -> list[Path] | None:
+        """Every real path ``word`` may name (braces expanded, globs matched), or None if that cannot be known."""
+        if word.braces and re.search(r"\{[^}]*\.\.[^}]*\}", word.value):
+            return None  # a sequence such as {/..0} produces characters nobody wrote
+        values = expand_braces(word.value) if word.braces else [word.value]
+        places: list[Path] = []
+        for value in values:
+            home = value.startswith("~")
+            bases = [Path(os.path.expanduser("~"))] if home else cwds
+            if home:
+                value = value[1:].lstrip("/") or "."
+            for base in bases:
+                if has_magic(value):
+                    if ".." in Path(value).parts:
+                        return None  # */../.. climbs out wherever the glob lands
+                    matches = glob.glob(value, root_dir=base)
+                    if len(matches) > _MAX_GLOB_MATCHES:
+                        return None
+                    places += [_real(base / match) for match in matches]
+                    value = static_prefix(value)[0] or "."
+                places.append(_real(Path(os.path.normpath(base / value))))
+        return places
+
+    def read_denied(self, path: Path) -> bool:
+        """Whether a ``Read(…)`` deny rule covers ``path`` (for searches to leave it out of their results)."""
+        real = _real(path)
+        return any(path_pattern_matches(rule.specifier or "", real, self._roots)
+                   for rule in self._rules("deny", "Read") if not rule.whole_tool)
+
+    def _denied_read(self, parsed: ParsedCommand, cwd: Path) -> Verdict | None:
+        """A ``Read(…)`` deny rule covers what a command reads too: any word naming a denied file denies it."""
+        rules = [rule for rule in self._rules("deny", "Read") if not rule.whole_tool]
+        if not rules:
+            return None
+        for sub in parsed.commands:
+            words = [w for w in sub.argv[1:] if not w.value.startswith("-")]
+            words += [Word(w.value.split("=", 1)[1], w.value.split("=", 1)[1], w.expands, w.globby, w.braces)
+                      for w in sub.argv[1:] if w.value.startswith("-") and "=" in w.value]
+            words += [r.target for r in sub.redirects if r.target is not None]
+            for word in words:
+                for place in self._places(word, [cwd]) or []:
+                    for rule in rules:
+                        assert rule.specifier is not None
+                        if path_pattern_matches(rule.specifier, place, self._roots):
+                            return Verdict("deny", f"Permission to read {place} has been denied by the rule {rule} "
+                                                   f"({rule.source}).")
+        return None
+
+
+def _names_folder(rule: PermissionRule, path: Path, roots: RuleRoots) -> bool:
+    """``Read(./secrets/**)`` also denies searching ``secrets`` itself."""
+    specifier = rule.specifier or ""
+    return specifier.endswith("/**") and path_pattern_matches(specifier[:-3] or "/", path, roots)
 
 
 def _suggest(sub: SimpleCommand) -> str:

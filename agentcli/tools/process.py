@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from agentcli.tools.output import CappedText, open_private
+from agentcli.tools.sandbox import Sandbox
 
 TERM_GRACE_S = 0.5
 PROGRESS_INTERVAL_S = 0.1
@@ -217,13 +218,20 @@ async def _wait(event: asyncio.Event, timeout_s: float) -> bool:
 
 
 async def spawn_shell(protocol: asyncio.SubprocessProtocol, command: str, *, cwd: Path, env: dict[str, str],
-                      cwd_file: str) -> tuple[asyncio.SubprocessTransport, asyncio.SubprocessProtocol]:
-    """Start ``command`` in the user's shell as the leader of a new process group (its pid is the group's id).
+                      cwd_file: str, sandbox: Sandbox | None = None,
+                      network: bool = False) -> tuple[asyncio.SubprocessTransport, asyncio.SubprocessProtocol]:
+    """Start ``command`` in the user's shell as the leader of a new process group (its pid is the group's id),
+    inside ``sandbox`` when given (``network``: this command may use it).
 
     Every command the model runs starts here, in the foreground or the background."""
+    argv = [_shell(), "-c", _SCRIPT, "agentcli", command, str(cwd), cwd_file]
+    if sandbox is not None:
+        inside_temp = Path(cwd_file).is_relative_to(sandbox.temp_dir)
+        argv[-1] = sandbox.inside(Path(cwd_file)) if inside_temp else "/dev/null"
+        argv = sandbox.wrap(argv, cwd, network=network)
     loop = asyncio.get_running_loop()
     return await loop.subprocess_exec(
-        lambda: protocol, _shell(), "-c", _SCRIPT, "agentcli", command, str(cwd), cwd_file,
+        lambda: protocol, *argv,
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         cwd=str(cwd), env=env, start_new_session=True,
     )
@@ -238,16 +246,20 @@ async def run_shell(
     limit: int,
     spill_path: Path | None = None,
     report: Callable[[str], None] | None = None,
+    sandbox: Sandbox | None = None,
+    network: bool = False,
 ) -> CommandResult:
-    """Run ``command`` with the user's shell in ``cwd``; cancellation and timeouts end its whole process group."""
-    fd, cwd_file = tempfile.mkstemp(prefix="agentcli-cwd-")
+    """Run ``command`` with the user's shell in ``cwd`` (inside ``sandbox`` when given); cancellation and timeouts
+    end its whole process group."""
+    fd, cwd_file = tempfile.mkstemp(prefix="agentcli-cwd-", dir=sandbox.temp_dir if sandbox is not None else None)
     os.close(fd)
     collector = _Collector(limit, spill_path, report)
     protocol = _ShellProtocol(collector)
     transport: asyncio.SubprocessTransport | None = None
     timed_out = False
     loop = asyncio.get_running_loop()
-    creating = asyncio.ensure_future(spawn_shell(protocol, command, cwd=cwd, env=env, cwd_file=cwd_file))
+    creating = asyncio.ensure_future(spawn_shell(protocol, command, cwd=cwd, env=env, cwd_file=cwd_file,
+                                                 sandbox=sandbox, network=network))
     try:
         try:
             # Shielded: cancelled half-way, asyncio would kill only the shell and then wait for its pipes, which

@@ -29,6 +29,8 @@ class Word:
     """Contains a parameter, command or arithmetic expansion that the shell fills in at run time."""
     globby: bool = False
     """Contains an unquoted glob character."""
+    braces: bool = False
+    """Contains an unquoted ``{`` (brace expansion may turn it into several words)."""
 
 
 @dataclass
@@ -221,7 +223,7 @@ class _Parser:
         text = self.text
         start = self.pos
         value: list[str] = []
-        expands = globby = False
+        expands = globby = braces = False
         while self.pos < len(text):
             char = text[self.pos]
             if char in _META and not (char in "<>" and text.startswith("(", self.pos + 1)):
@@ -261,9 +263,10 @@ class _Parser:
             else:
                 if char in "*?[":
                     globby = True
+                braces |= char == "{"
                 value.append(char)
                 self.pos += 1
-        return Word(text[start : self.pos], "".join(value), expands, globby)
+        return Word(text[start : self.pos], "".join(value), expands, globby, braces)
 
     def _double_quoted(self, value: list[str]) -> bool:
         text = self.text

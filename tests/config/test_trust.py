@@ -75,8 +75,8 @@ def test_local_settings_hooks_do_not_run_untrusted(run_cli, fake_api, project: P
 
 
 def test_project_env_does_not_reach_commands_untrusted(run_cli, fake_api, project: Path, tmp_path: Path):
-    marker = tmp_path / "bash_env_ran"
-    script = tmp_path / "evil.sh"
+    marker = project / "bash_env_ran"
+    script = project / "evil.sh"
     script.write_text(f"touch {marker}\n")
     _write(project, "settings.json", {"env": {"BASH_ENV": str(script), "PROJECT_VAR": "visible"}})
     server = fake_api(_bash_turns("echo var=$PROJECT_VAR"))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentcli.tools.commands import deny_variants, inner_scripts, is_read_only
+from agentcli.tools.commands import deny_variants, inner_scripts
+from agentcli.tools.read_only import is_read_only
 from agentcli.tools.shell import parse_command
 
 
@@ -64,13 +65,13 @@ def test_commands_inside_control_flow_are_still_listed_for_deny_rules():
     ("git config user.name x", False), ("git diff --output=x", False), ("git push", False),
     ("find . -name '*.py'", True), ("find . -delete", False), ("sort -u x", True), ("sort -uo x y", False),
     ("rg foo", True), ("rg --pre ./evil foo", False), ("date +%s", True), ("date -s 2020-01-01", False),
-    ("uniq a", True), ("uniq a b", False), ("env", True), ("env rm -rf x", False), ("echo hi > x", False),
+    ("uniq a", True), ("uniq a b", False), ("env", False), ("env rm -rf x", False), ("echo hi > x", False),
     ("echo hi >> /dev/null", True), ("cat < in.txt", True), ("A=1 ls", False), ("$CMD", False),
     ("npm test", False), ("sleep 1", True), ("tree -o out", False), ("xargs rm", False), ("cd src", True),
-    ("echo $(rm x)", False), ("ls; echo `whoami`", True),
+    ("echo $(rm x)", False), ("ls; echo `whoami`", False),
 ])
-def test_read_only_list(command, read_only):
-    assert is_read_only(parse_command(command)) is read_only
+def test_read_only_list(command, read_only, project):
+    assert is_read_only(parse_command(command), project) is read_only
 
 
 def test_deny_variants_peel_off_wrappers():

@@ -100,7 +100,8 @@ async def test_interrupting_a_running_command_leaves_no_process(fake_api, make_e
         {"content": [bash("toolu_long", "echo $$ > pgid; sleep 30 & sleep 30; wait")]},
         {"content": [{"type": "text", "text": "Understood, stopping."}]},
     ]})
-    engine = make_engine(server, permission_mode="bypassPermissions")
+    # unconfined, so that $$ is the host's process id (tests/tools/test_sandbox.py covers the sandboxed case)
+    engine = make_engine(server, permission_mode="bypassPermissions", settings_flag='{"sandbox": {"enabled": false}}')
     task = asyncio.create_task(collect(engine, "run it"))
     pgid_file = project / "pgid"
     deadline = time.monotonic() + 60
