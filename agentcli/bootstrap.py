@@ -20,6 +20,7 @@ from agentcli.config.thinking import max_tokens_for, thinking_param
 from agentcli.context.system_prompt import build_system_prompt
 from agentcli.engine import EngineConfig, QueryEngine
 from agentcli.hooks.config import ConfiguredHook, configured_hooks
+from agentcli.session.redact import remember_secrets, secret_values
 from agentcli.hooks.runner import HookRunner
 from agentcli.hooks.session_hooks import SessionHooks
 from agentcli.hooks.tool_gate import gate_with_pre_tool_use
@@ -181,6 +182,8 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
         settings = options.settings = settings.trusting()
     if (notice := settings.untrusted_notice()) is not None:
         options.notices.append(notice)
+    for layer in settings.source_layers:  # an untrusted folder's env is not applied, but still kept out of files
+        remember_secrets(secret_values(layer.settings.env))
     merged = settings.merged
     model = session_model(options, settings)
     fallbacks = options.fallback_models or _as_models(merged.fallbackModel)

@@ -8,6 +8,7 @@ import traceback
 from pathlib import Path
 
 from agentcli.config.paths import data_dir
+from agentcli.session.redact import redact_text
 
 
 def record_exception(exc: BaseException, session_id: str) -> Path | None:
@@ -19,7 +20,7 @@ def record_exception(exc: BaseException, session_id: str) -> Path | None:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         with os.fdopen(fd, "a", encoding="utf-8") as handle:
             handle.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S')} unexpected error\n")
-            handle.write("".join(traceback.format_exception(exc)))
+            handle.write(redact_text("".join(traceback.format_exception(exc))))
         return path
     except OSError:
         return None

@@ -157,13 +157,11 @@ async def _export(face: CommandFace, argument: str) -> None:
     if not messages:
         face.notice("Nothing to export yet: the conversation is empty.", "info")
         return
-    from agentcli.files.atomic import atomic_write_text
-    from agentcli.session.export import conversation_markdown
+    from agentcli.session.export import write_export
 
     path = export_path(face.cwd, argument, engine.session_id)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(path, conversation_markdown(messages))
+        write_export(path, messages)
     except OSError as exc:
         face.notice(f"Could not export the conversation to {path}: {exc.strerror or exc}", "error")
         return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 RESULT_PREVIEW_LINES = 40
@@ -59,3 +60,12 @@ def conversation_markdown(messages: list[dict[str, Any]], *, title: str = "agent
                 label = "Error" if block.get("is_error") else "Result"
                 out += [f"{label}:", "", _fence(_preview(_result_text(block.get("content")))), ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def write_export(path: Path, messages: list[dict[str, Any]]) -> Path:
+    """Write the conversation as Markdown to ``path``: atomically, readable by the user alone, secrets removed."""
+    from agentcli.files.atomic import atomic_write_text
+    from agentcli.session.redact import redact_text
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return atomic_write_text(path, redact_text(conversation_markdown(messages)), private=True)

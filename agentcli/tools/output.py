@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import IO
 
 from agentcli.files.atomic import atomic_write_text
+from agentcli.session.redact import redact_text
 
 MAX_RESULT_CHARS = 50_000
 """Results longer than this are written to a file; the model gets a preview and the path."""
@@ -89,7 +90,7 @@ def limit_result(content: str, tool_use_id: str, scratch_dir: Path | None, limit
         try:
             path = spill_path(scratch_dir, tool_use_id)
             _private_folders(path)
-            atomic_write_text(path, content, private=True)
+            atomic_write_text(path, redact_text(content), private=True)
         except OSError:
             pass
         else:

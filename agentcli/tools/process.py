@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from agentcli.files.atomic import atomic_write_text
+from agentcli.session.redact import redact_text
 from agentcli.tools.output import CappedText, open_private
 from agentcli.tools.sandbox import Sandbox
 
@@ -166,9 +168,12 @@ class _Collector:
             self._report(self.combined.tail(PROGRESS_TAIL_CHARS))
 
     def close(self) -> None:
-        if self._spill is not None:
-            with contextlib.suppress(OSError):
-                self._spill.close()
+        """Close the copy and rewrite it without secrets (done whole, so a key split between chunks is found)."""
+        if self._spill is None or self.spilled is None:
+            return
+        with contextlib.suppress(OSError):
+            self._spill.close()
+            atomic_write_text(self.spilled, redact_text(self.spilled.read_text(encoding="utf-8")), private=True)
 
 
 class _ShellProtocol(asyncio.SubprocessProtocol):

@@ -10,6 +10,8 @@ import json
 import os
 from pathlib import Path
 
+from agentcli.session.redact import redact_text
+
 MAX_ENTRIES = 1000
 MAX_READ_BYTES = 4 * 1024 * 1024
 FILE_NAME = "prompt_history.jsonl"
@@ -76,7 +78,7 @@ class PromptHistory:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
             with os.fdopen(fd, "a", encoding="utf-8") as handle:
-                handle.write(json.dumps({"text": text, "cwd": self.cwd}, ensure_ascii=False) + "\n")
+                handle.write(json.dumps({"text": redact_text(text), "cwd": self.cwd}, ensure_ascii=False) + "\n")
         except (OSError, ValueError):
             pass  # history is a convenience; a read-only data dir (or unencodable text) must not break the prompt
 
