@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import string
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,8 @@ from tests.conftest import collect
 
 
 def _random(length: int) -> str:
-    return secrets.token_urlsafe(length)[:length]
+    """Letters and digits, as real keys of these formats have."""
+    return "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(length))
 
 
 @pytest.fixture

@@ -299,6 +299,21 @@ async def test_bang_runs_a_shell_command_and_tells_the_model(make_app):
     assert "shell-says-hi" in sent and "bash-input" in sent
 
 
+async def test_bang_commands_run_in_the_sandbox(make_app, project: Path, tmp_path: Path):
+    outside = tmp_path / "bang-outside"
+    app, _server = make_app([text_turn("ok")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await app._engine_ready.wait()
+        await type_text(pilot, f"!touch inside-bang; touch {outside} /usr/bang-outside")
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        block = app.conversation.query(ToolCallBlock).last()
+        assert block.result is not None and "Read-only file system" in block.result["content"]
+    assert (project / "inside-bang").exists() and not outside.exists()
+
+
 async def test_ctrl_c_clears_then_exits(make_app):
     app, _server = make_app([text_turn("ok")])
     async with app.run_test(size=SIZE) as pilot:

@@ -12,6 +12,7 @@ import signal
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 from agentcli.ui.tui.widgets.conversation import Conversation
 
@@ -27,14 +28,18 @@ def context_block(command: str, output: str, exit_code: int) -> str:
             f"\n<bash-exit-code>{exit_code}</bash-exit-code>")
 
 
-async def run_shell_command(command: str, cwd: Path, conversation: Conversation) -> str:
-    """Run ``command`` with live output in ``conversation``; returns the context block for the model."""
+async def run_shell_command(command: str, cwd: Path, conversation: Conversation, sandbox: Any = None) -> str:
+    """Run ``command`` with live output in ``conversation`` (inside the session's ``sandbox``, with the network:
+    the user typed it); returns the context block for the model."""
     tool_id = f"shell_{uuid.uuid4().hex[:12]}"
     block = conversation.new_tool("Bash", tool_id)
     block.start({"command": command})
     started = time.monotonic()
-    process = await asyncio.create_subprocess_shell(
-        command, cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+    argv = ["/bin/sh", "-c", command]
+    if sandbox is not None and sandbox.active:
+        argv = sandbox.wrap(argv, cwd, network=True)
+    process = await asyncio.create_subprocess_exec(
+        *argv, cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
         stdin=asyncio.subprocess.DEVNULL, start_new_session=True,
     )
     chunks: list[str] = []

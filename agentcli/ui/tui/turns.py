@@ -174,5 +174,6 @@ class TurnControl:
     async def _shell_worker(self: AgentApp, command: str) -> None:
         from agentcli.ui.tui.shell_command import run_shell_command
 
-        context = await run_shell_command(command, self.cwd, self.conversation)
+        sandbox = self.engine.config.tool_env.sandbox if self.engine is not None else None
+        context = await run_shell_command(command, self.cwd, self.conversation, sandbox)
         self._shell_context.append(context)
