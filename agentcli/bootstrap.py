@@ -20,15 +20,15 @@ from agentcli.config.thinking import max_tokens_for, thinking_param
 from agentcli.context.system_prompt import build_system_prompt
 from agentcli.engine import EngineConfig, QueryEngine
 from agentcli.hooks.config import ConfiguredHook, configured_hooks
-from agentcli.session.redact import remember_secrets, secret_values
 from agentcli.hooks.runner import HookRunner
 from agentcli.hooks.session_hooks import SessionHooks
 from agentcli.hooks.tool_gate import gate_with_pre_tool_use
 from agentcli.tools.background import BackgroundShells
+from agentcli.session.redact import remember_secrets, secret_values
 from agentcli.tools.base import Tool, ToolEnv
+from agentcli.tools.paths import resolve as resolve_path
 from agentcli.tools.permissions import AskUser, PermissionPolicy
 from agentcli.tools.registry import default_registry
-from agentcli.tools.paths import resolve as resolve_path
 from agentcli.tools.rules import RuleSources, parse_rule_args
 from agentcli.web.fetch_tool import WebFetchTool
 from agentcli.web.search_tool import WebSearchTool

@@ -11,9 +11,9 @@ from pydantic import Field
 
 from agentcli.tools.base import Tool, ToolCall, ToolFailure, ToolInput, ToolOutput
 from agentcli.tools.commands import changes_directory
-from agentcli.tools.read_only import is_read_only
 from agentcli.tools.output import spill_path
 from agentcli.tools.process import run_shell
+from agentcli.tools.read_only import is_read_only
 from agentcli.tools.sandbox import Sandbox, remove_created
 from agentcli.tools.shell import ParsedCommand, parse_command
 
@@ -98,7 +98,8 @@ class BashTool(Tool):
         except OSError as exc:
             raise ToolFailure(f"Could not start the shell: {exc.strerror or exc}") from None
         for path in remove_created(missing):
-            notes.append(f"The sandbox does not allow creating {path.relative_to(sandbox.project_dir)}; it was removed.")
+            shown = path.relative_to(sandbox.project_dir)
+            notes.append(f"The sandbox does not allow creating {shown}; it was removed.")
         env.state.shell_cwd = _next_cwd(result.final_cwd, cwd, project, notes)
         text = result.output.rstrip()
         if result.full_output_path is not None:

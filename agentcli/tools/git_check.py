@@ -19,7 +19,8 @@ _BAD_OPTIONS = ("--output", "--ext-diff", "--textconv", "--open-files-in-pager",
                 "--receive-pack", "--show-signature", "--contents", "--no-index", "--config-env")
 _PROGRAM_KEYS = re.compile(
     r"^\s*(fsmonitor|hookspath|pager|editor|askpass|sshcommand|gitproxy|textconv|external|command|process|clean|"
-    r"smudge|program|helper|path|worktree|attributesfile|excludesfile|browser|viewer|cmd)\s*(=|$)", re.IGNORECASE | re.MULTILINE)
+    r"smudge|program|helper|path|worktree|attributesfile|excludesfile|browser|viewer|cmd)\s*(=|$)",
+    re.IGNORECASE | re.MULTILINE)
 _INCLUDE_SECTION = re.compile(r"^\s*\[\s*include", re.IGNORECASE | re.MULTILINE)
 _LISTING = {"-l", "--list", "-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--show-current",
             "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--column", "--no-column"}

@@ -25,10 +25,9 @@ from pydantic import ValidationError
 from agentcli.config.modes import PERMISSION_MODES
 from agentcli.tools.base import Tool, ToolCall, ToolEnv
 from agentcli.tools.commands import deny_variants, inner_scripts
-from agentcli.tools.read_only import is_read_only, read_only_paths
 from agentcli.tools.globs import expand_braces, has_magic, static_prefix
 from agentcli.tools.paths import resolve
-from agentcli.tools.sandbox import Sandbox
+from agentcli.tools.read_only import is_read_only, read_only_paths
 from agentcli.tools.rules import (
     Behavior,
     PermissionRule,
@@ -37,6 +36,7 @@ from agentcli.tools.rules import (
     parse_rule,
     path_pattern_matches,
 )
+from agentcli.tools.sandbox import Sandbox
 from agentcli.tools.shell import ParsedCommand, SimpleCommand, Word, parse_command
 
 PROTECTED_DIRS = frozenset({".git", ".agentcli", ".claude"})

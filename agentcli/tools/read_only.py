@@ -44,7 +44,8 @@ def _long(*names: str) -> frozenset[str]:
 READ_ONLY: dict[str, Spec] = {
     "ls": Spec("1aAbBcCdfFgGhHiklLmnNopqQrRsStuUvxXZ", "IwT",
                _long("--all", "--almost-all", "--human-readable", "--long", "--recursive", "--reverse",
-                     "--directory", "--classify", "--inode", "--size", "--numeric-uid-gid", "--group-directories-first"),
+                     "--directory", "--classify", "--inode", "--size", "--numeric-uid-gid",
+                     "--group-directories-first"),
                _long("--color", "--sort", "--format", "--time-style", "--ignore", "--width", "--time",
                      "--indicator-style", "--block-size", "--hide")),
     "cat": Spec("AbeEnsStTuv", long=_long("--number", "--show-all", "--number-nonblank", "--squeeze-blank")),

@@ -59,7 +59,7 @@ async def test_no_file_agentcli_writes_keeps_a_secret(fake_api, make_engine, pla
                                                      hermetic_home: Path, tmp_path: Path):
     token = planted["token in env"]
     # printed output long enough to be cut in the middle, with the env token split by the cut
-    straddle = f"head -c 14995 /dev/zero | tr '\\0' a; echo -n $MY_SERVICE_TOKEN; head -c 40000 /dev/zero | tr '\\0' b"
+    straddle = "head -c 14995 /dev/zero | tr '\\0' a; echo -n $MY_SERVICE_TOKEN; head -c 40000 /dev/zero | tr '\\0' b"
     server = fake_api({"turns": [
         _turn(("t1", "Bash", {"command": "env; cat .env deploy.py id_rsa"}),
               ("t2", "Read", {"file_path": str(project / ".env")}),
@@ -91,7 +91,7 @@ async def test_no_file_agentcli_writes_keeps_a_secret(fake_api, make_engine, pla
     assert any(name.endswith(".jsonl") and name != "prompt_history.jsonl" for name in kinds), kinds
     assert "prompt_history.jsonl" in kinds and f"{engine.session_id}.log" in kinds
     assert any("tool-results" in str(path) for path in files), "long output was saved to a file"
-    planted_files = {project / ".env", project / "deploy.py", project / "id_rsa", project / ".agentcli" / "settings.json"}
+    planted_files = {project / name for name in (".env", "deploy.py", "id_rsa", ".agentcli/settings.json")}
     for path in files:
         if path in planted_files:
             continue

@@ -65,3 +65,19 @@ def run_tool(env: ToolEnv) -> Callable[..., Any]:
         return Outcome(output, None, progress)
 
     return run
+
+
+@pytest.fixture
+def places(project: Path, tmp_path: Path) -> dict[str, Path]:
+    """A project with secrets, a git folder, and symlinks leading out of it, into the secrets and into .git/hooks."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("s3cret")
+    (project / "secrets").mkdir()
+    (project / "secrets" / "key.pem").write_text("KEY")
+    (project / ".git" / "hooks").mkdir(parents=True)
+    (project / ".git" / "config").write_text("[core]\n")
+    (project / "link_out").symlink_to(outside, target_is_directory=True)
+    (project / "link_secrets").symlink_to(project / "secrets", target_is_directory=True)
+    (project / "hooks_link").symlink_to(project / ".git" / "hooks", target_is_directory=True)
+    return {"P": project, "OUT": outside}

@@ -92,21 +92,6 @@ for path in PROTECTED_WRITES:
                       _expected_for_risky(mode)))
 
 
-@pytest.fixture
-def places(project: Path, tmp_path: Path) -> dict[str, Path]:
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    (outside / "secret.txt").write_text("s3cret")
-    (project / "secrets").mkdir()
-    (project / "secrets" / "key.pem").write_text("KEY")
-    (project / ".git" / "hooks").mkdir(parents=True)
-    (project / ".git" / "config").write_text("[core]\n\tbare = false\n")
-    (project / "link_out").symlink_to(outside, target_is_directory=True)
-    (project / "link_secrets").symlink_to(project / "secrets", target_is_directory=True)
-    (project / "hooks_link").symlink_to(project / ".git" / "hooks", target_is_directory=True)
-    return {"P": project}
-
-
 def _fill(value: dict, places: dict[str, Path]) -> dict:
     return {key: item.replace("{P}", str(places["P"])) if isinstance(item, str) else item
             for key, item in value.items()}

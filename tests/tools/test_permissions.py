@@ -23,20 +23,6 @@ from agentcli.tools.rules import (
 from tests.tools.conftest import tool_named
 
 
-@pytest.fixture
-def places(project: Path, tmp_path: Path) -> dict[str, Path]:
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    (outside / "secret.txt").write_text("s3cret")
-    (project / "secrets").mkdir()
-    (project / "secrets" / "key.pem").write_text("KEY")
-    (project / ".git").mkdir()
-    (project / ".git" / "config").write_text("[core]\n")
-    (project / "link_out").symlink_to(outside, target_is_directory=True)
-    (project / "link_secrets").symlink_to(project / "secrets", target_is_directory=True)
-    return {"P": project, "OUT": outside}
-
-
 def _rules(spec: dict[str, list[str]]) -> list[PermissionRule]:
     return [parse_rule(text, behavior, "cliArg") for behavior, texts in spec.items() for text in texts]  # type: ignore[arg-type]
 
