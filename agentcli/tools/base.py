@@ -11,9 +11,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+
+if TYPE_CHECKING:
+    from agentcli.tools.sandbox import Sandbox
 
 
 class ToolInput(BaseModel):
@@ -86,8 +89,8 @@ class ToolEnv:
     """Extra environment variables (from settings) for commands tools run."""
     scratch_dir: Path | None = None
     """Where oversized results are written; None keeps them inline (truncated)."""
-    sandbox: Any = None
-    """The session's :class:`agentcli.tools.sandbox.Sandbox` for shell commands; None runs them unconfined."""
+    sandbox: Sandbox | None = None
+    """The session's sandbox for shell commands; None runs them unconfined."""
     read_denied: Callable[[Path], bool] | None = None
     """Whether a ``Read(…)`` deny rule covers a file: searches (Grep, Glob) leave such files out of their results."""
 
