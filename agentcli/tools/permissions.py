@@ -92,6 +92,9 @@ class Verdict:
     suggestions: tuple[str, ...] = ()
     firm: bool = False
     """An ask that a hook's ``allow`` cannot lift (an ask rule, a protected folder, the hook's own ``ask``)."""
+    network: bool = False
+    """An allow the user gave by naming the command in an allow rule: in the sandbox it may use the network, like a
+    command approved in person (a bare ``Bash`` rule or bypassPermissions names nothing)."""
 
 
 HookDecision = tuple[Literal["allow", "ask"], str]
@@ -152,6 +155,8 @@ class PermissionPolicy:
         """Decide a call, asking the user if the rules, the mode and the hook's decision leave it open."""
         verdict = self.evaluate(tool, tool_input, call.env, hook)
         if verdict.behavior != "ask":
+            if verdict.network and self.sandbox is not None:
+                self.sandbox.network_approved.add(call.tool_use_id)
             return PermissionDecision(verdict.behavior, verdict.reason)
         if self.mode == "dontAsk":
             return PermissionDecision("deny", f"Permission to use {tool.name} was denied: {verdict.reason}, and "
@@ -332,13 +337,16 @@ class PermissionPolicy:
             return Verdict("ask", f"the command cannot be checked ({why})", ())
         cwds = [_real(cwd)]
         unapproved: list[SimpleCommand] = []
+        named = False
         for sub in parsed.commands:
-            if not self._approved(sub, cwds):
+            how = self._approved(sub, cwds)
+            named |= how == "rule"
+            if how is None:
                 unapproved.append(sub)
             if sub.argv and sub.argv[0].value == "cd" and len(sub.argv) > 1 and not sub.argv[1].expands:
                 cwds.append(_real(Path(os.path.normpath(cwds[0] / os.path.expanduser(sub.argv[1].value)))))
         if not unapproved:
-            return Verdict("allow")
+            return Verdict("allow", network=named)
         suggestions = tuple(dict.fromkeys(_suggest(sub) for sub in unapproved))
         shown = "; ".join(sub.text for sub in unapproved)
         return Verdict("ask", f"the command `{shown}` needs approval", suggestions)
@@ -356,17 +364,19 @@ class PermissionPolicy:
             pieces += [part.strip() for part in re.split(r"[;&|\n`()$]+", command) if part.strip()]
         return pieces
 
-    def _approved(self, sub: SimpleCommand, cwds: list[Path]) -> bool:
+    def _approved(self, sub: SimpleCommand, cwds: list[Path]) -> Literal["rule", "read"] | None:
+        """How one simple command is approved without asking: an allow rule names it, or it only reads inside the
+        project; None: it needs a person."""
         writes = sub.writes_files()
         if all(self._inside_project(target, cwds) for target in writes):
             for rule in self._rules("allow", "Bash"):
                 if rule.specifier and command_pattern_matches(rule.specifier, sub.text):
-                    return True
+                    return "rule"
         paths = read_only_paths(sub, cwds[-1])
         if paths is None:
-            return False
+            return None
         words = paths + [r.target for r in sub.redirects if r.op in ("<", "<>") and r.target is not None]
-        return all(self._inside_project(word, cwds) for word in words)
+        return "read" if all(self._inside_project(word, cwds) for word in words) else None
 
     def _inside_project(self, word: Word | None, cwds: list[Path]) -> bool:
         if word is None or word.expands:

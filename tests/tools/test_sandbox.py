@@ -164,6 +164,20 @@ def _bash_turns(command: str, **extra: object) -> dict:
                       {"content": [{"type": "text", "text": "done"}]}]}
 
 
+def test_a_rule_naming_the_command_grants_the_network_auto_allow_does_not(run_cli, fake_api, listener,
+                                                                           project: Path):
+    port, received = listener
+    (project / "connect.py").write_text(
+        f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=3).sendall(b'named')\n")
+    named = fake_api(_bash_turns("python3 connect.py"))
+    run_cli("-p", "go", "--allowedTools", "Bash(python3 connect.py)", server=named)
+    assert received == [b"named"]
+    auto = json.dumps({"sandbox": {"mode": "auto-allow"}})
+    proc = run_cli("-p", "go", "--output-format", "json", "--settings", auto,
+                   server=fake_api(_bash_turns("python3 connect.py")))
+    assert json.loads(proc.stdout)["permission_denials"] == [] and received == [b"named"]
+
+
 def test_a_command_the_parser_wrongly_allows_is_still_contained(run_cli, fake_api, project: Path, tmp_path: Path,
                                                                  listener):
     """``printf -v`` evaluates an array subscript: the read-only judgement must catch it, and if it did not, the
