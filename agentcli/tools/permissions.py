@@ -392,6 +392,8 @@ class PermissionPolicy:
         places: list[Path] = []
         for value in values:
             home = value.startswith("~")
+            if home and value != "~" and not value.startswith("~/"):
+                return None  # ~user/… is another user's home: not worth resolving to approve it
             bases = [Path(os.path.expanduser("~"))] if home else cwds
             if home:
                 value = value[1:].lstrip("/") or "."

@@ -34,7 +34,7 @@ FLAGS_THAT_WRITE_OR_RUN = [
 LEAVES_THE_PROJECT = [
     "cat {/etc/passwd,README.md}", "cat /{etc,tmp}/passwd", "ls */../..", "cat src/../../outside/secret.txt",
     "ls ~", "cat {/..0}etc/passwd", "cat link_out/secret.txt", "grep -f /etc/passwd x README.md", "grep -r x ../",
-    "head -n1 < /etc/passwd", "cd .. && ls", "ls link_o*/", "wc -l l{ink_out,x}/secret.txt",
+    "head -n1 < /etc/passwd", "cd .. && ls", "ls link_o*/", "wc -l l{ink_out,x}/secret.txt", "cat ~root/.bashrc",
 ]
 PRINTS_THE_ENVIRONMENT = [
     "env", "printenv", "printenv HOME", "set", "export -p", "declare -x", "jq -n env", "jq -n '$ENV'",
