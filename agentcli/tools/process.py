@@ -98,12 +98,16 @@ def _signal_group(pgid: int, sig: int) -> None:
 
 
 async def _until(condition: Callable[[], bool], timeout_s: float, step_s: float = 0.01) -> bool:
+    """Poll ``condition``: every millisecond at first (a sandbox's init process is usually gone by then), then less
+    often, up to every ``step_s``."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
+    step = min(0.001, step_s)
     while not condition():
         if loop.time() >= deadline:
             return False
-        await asyncio.sleep(step_s)
+        await asyncio.sleep(step)
+        step = min(step * 2, step_s)
     return True
 
 

@@ -54,7 +54,7 @@ def probe() -> str | None:
 
 
 def _base_args(*, network: bool) -> list[str]:
-    args = ["--die-with-parent", "--cap-drop", "ALL", "--unshare-pid",
+    args = ["--die-with-parent", "--cap-drop", "ALL", "--unshare-pid", "--as-pid-1",
             "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     if not network:
         args += ["--unshare-net"]
