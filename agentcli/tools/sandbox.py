@@ -14,8 +14,6 @@ import atexit
 import functools
 import os
 import shutil
-import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +37,8 @@ class SandboxConfig:
 @functools.lru_cache(maxsize=1)
 def probe() -> str | None:
     """None when bwrap can start a sandbox here, else why not (checked once per process, about 15 ms)."""
+    import subprocess
+
     binary = shutil.which("bwrap")
     if binary is None:
         return f"bwrap was not found ({INSTALL_HINT})"
@@ -82,6 +82,8 @@ class Sandbox:
     def temp_dir(self) -> Path:
         """Made on first use, removed when agentcli exits."""
         if self._temp_dir is None:
+            import tempfile
+
             self._temp_dir = Path(tempfile.mkdtemp(prefix="agentcli-sandbox-"))
             atexit.register(shutil.rmtree, self._temp_dir, True)
         return self._temp_dir
