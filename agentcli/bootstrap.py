@@ -23,17 +23,17 @@ from agentcli.hooks.config import ConfiguredHook, configured_hooks
 from agentcli.hooks.runner import HookRunner
 from agentcli.hooks.session_hooks import SessionHooks
 from agentcli.hooks.tool_gate import gate_with_pre_tool_use
-from agentcli.tools.background import BackgroundShells
 from agentcli.session.redact import remember_secrets, secret_values
+from agentcli.tools.background import BackgroundShells
 from agentcli.tools.base import Tool, ToolEnv
 from agentcli.tools.paths import resolve as resolve_path
 from agentcli.tools.permissions import AskUser, PermissionPolicy
 from agentcli.tools.registry import default_registry
 from agentcli.tools.rules import RuleSources, parse_rule_args
+from agentcli.tools.sandbox import INSTALL_HINT, Sandbox, SandboxConfig, probe
 from agentcli.web.fetch_tool import WebFetchTool
 from agentcli.web.search_tool import WebSearchTool
 from agentcli.web.search_tool import offered as search_offered
-from agentcli.tools.sandbox import INSTALL_HINT, Sandbox, SandboxConfig, probe
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_IDLE_TIMEOUT_MS = 60_000
