@@ -22,6 +22,8 @@ def results(body: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 WAIT_FOR_PGID = "while [ ! -s bg.pgid ]; do sleep 0.01; done"
+UNCONFINED = '{"sandbox": {"enabled": false}}'
+"""These tests read the process group from $$, which is the host's id only outside the sandbox."""
 
 
 async def test_background_command_runs_across_turns_and_is_stopped_at_the_end(fake_api, make_engine, project: Path):
@@ -33,7 +35,7 @@ async def test_background_command_runs_across_turns_and_is_stopped_at_the_end(fa
         {"content": [use("toolu_again", "BashOutput", bash_id="bash_1")]},
         {"content": [{"type": "text", "text": "The server is up."}]},
     ]})
-    engine = make_engine(server, permission_mode="bypassPermissions")
+    engine = make_engine(server, permission_mode="bypassPermissions", settings_flag=UNCONFINED)
     messages = await collect(engine, "start the server")
 
     [started] = results(server.requests[1].body)
@@ -64,7 +66,7 @@ async def test_kill_shell_and_a_finished_command(fake_api, make_engine, project:
         {"content": [use("toolu_unknown", "BashOutput", bash_id="bash_9")]},
         {"content": [{"type": "text", "text": "ok"}]},
     ]})
-    engine = make_engine(server, permission_mode="bypassPermissions")
+    engine = make_engine(server, permission_mode="bypassPermissions", settings_flag=UNCONFINED)
     await collect(engine, "go")
     _, killed = results(server.requests[2].body)
     assert killed["content"].startswith("Successfully killed shell: bash_1")
