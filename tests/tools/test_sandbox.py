@@ -233,3 +233,17 @@ def test_a_bwrap_that_cannot_start_is_reported_in_the_result(run_cli, fake_api, 
     assert proc.returncode == 0, proc.stderr
     result = server.requests[1].body["messages"][2]["content"][0]["content"]
     assert result.startswith("hello") and "ran without the sandbox" in result and "namespace" in result
+
+
+async def test_background_commands_run_in_the_sandbox_too(fake_api, make_engine, project: Path):
+    server = fake_api({"turns": [
+        {"content": [{"type": "tool_use", "id": "toolu_bg", "name": "Bash",
+                      "input": {"command": "touch /usr/bg-escape; touch bg-inside", "run_in_background": True}}]},
+        {"content": [{"type": "tool_use", "id": "toolu_wait", "name": "Bash",
+                      "input": {"command": "while [ ! -e bg-inside ]; do sleep 0.01; done"}}]},
+        {"content": [{"type": "text", "text": "done"}]},
+    ]})
+    engine = make_engine(server, permission_mode="bypassPermissions")
+    await collect(engine, "go")
+    await engine.aclose()
+    assert (project / "bg-inside").exists() and not Path("/usr/bg-escape").exists()
