@@ -427,8 +427,8 @@ class QueryEngine:
                 errors.append(structured.exhausted_message)
             elif (problem := sdk.unsuccessful_answer(last_stop_reason, last_text, structured is not None)) is not None:
                 subtype = "error_during_execution"
-                ending["terminal_reason"], message = problem
-                errors.append(message)
+                ending["terminal_reason"], explanation = problem
+                errors.append(explanation)
         if structured is not None and structured.value is not None:
             ending["structured_output"] = structured.value
         result = self._result(subtype, turns, started, api_time, last_text, last_stop_reason, errors, ending)

@@ -150,8 +150,8 @@ def _status_for_error_type(error_type: str | None) -> int | None:
 
 
 def _from_status_error(exc: Any, credentials: Credentials) -> ApiError:
-    body = exc.body if isinstance(exc.body, dict) else {}
-    error = body.get("error") if isinstance(body.get("error"), dict) else {}
+    body: dict[str, Any] = exc.body if isinstance(exc.body, dict) else {}
+    error: dict[str, Any] = body["error"] if isinstance(body.get("error"), dict) else {}
     message = str(error.get("message") or exc.message)
     headers = {k.lower(): v for k, v in exc.response.headers.items()}
     kwargs: dict[str, Any] = {

@@ -206,9 +206,9 @@ def load_settings(project_dir: Path, flag: str | None = None, *, trusted: bool |
                 else:
                     candidates.append(("flagSettings", flag, text))
     layers: list[SettingsLayer] = []
-    for source, path, text in candidates:
+    for source, origin, text in candidates:
         try:
-            layers.append(parse_settings(text, path, source))
+            layers.append(parse_settings(text, origin, source))
         except SettingsError as exc:
             loaded.errors.append(exc)
     return _combine(layers, loaded.errors, trusted=is_trusted(project_dir) if trusted is None else trusted,

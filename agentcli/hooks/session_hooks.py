@@ -32,8 +32,10 @@ class StopVerdict:
 
 class LoopHooks(Protocol):
     block_cap: int
-    halt: str | None
-    """Set when a tool hook answered ``continue: false`` (its ``stopReason``): the loop ends after these tools."""
+
+    @property
+    def halt(self) -> str | None:
+        """Set when a tool hook answered ``continue: false`` (its ``stopReason``): the loop ends after these tools."""
 
     async def stop(self, last_assistant_text: str, stop_hook_active: bool) -> StopVerdict: ...
 

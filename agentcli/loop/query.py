@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
+from typing import Any
 
 from agentcli.api.accumulate import MessageAccumulator
 from agentcli.api.client import ModelRequest
@@ -39,7 +40,7 @@ MAX_TOKENS_RECOVERY_MESSAGE = (
 )
 
 
-async def query(params: QueryParams) -> AsyncIterator[LoopEvent]:
+async def query(params: QueryParams) -> AsyncGenerator[LoopEvent, None]:
     """Run one user submission to its end, yielding every event on the way. The last event is :class:`LoopEnded`."""
     conversation = params.conversation
     state = LoopState(model=params.model)
@@ -71,6 +72,7 @@ async def query(params: QueryParams) -> AsyncIterator[LoopEvent]:
                                 yield tool_event
                         continue
                     # A retry or a fallback: whatever the failed attempt streamed is void.
+                    assert isinstance(event, Retrying | SwitchedModel)
                     if event.discard:
                         await executor.discard()
                         yield Notice("stream_discarded", {"reason": "retry"})
@@ -178,7 +180,7 @@ async def query(params: QueryParams) -> AsyncIterator[LoopEvent]:
             state.transition = "tool_use"
 
 
-def _text(param: dict) -> str:
+def _text(param: dict[str, Any]) -> str:
     return "".join(block.get("text", "") for block in param["content"] if block.get("type") == "text")
 
 

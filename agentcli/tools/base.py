@@ -151,7 +151,8 @@ def json_schema(model: type[BaseModel]) -> dict[str, Any]:
     an optional field shown as its type (not ``anyOf [type, null]`` with ``default: null``)."""
     schema = model.model_json_schema()
     definitions = schema.pop("$defs", {})
-    return _simplify(_strip_titles(schema), _strip_titles(definitions))
+    simplified: dict[str, Any] = _simplify(_strip_titles(schema), _strip_titles(definitions))
+    return simplified
 
 
 def _simplify(node: Any, definitions: dict[str, Any]) -> Any:

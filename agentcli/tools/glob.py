@@ -41,7 +41,7 @@ class GlobTool(Tool):
 
     def target_path(self, tool_input: Any) -> str | None:
         if tool_input.path:
-            return tool_input.path
+            return str(tool_input.path)
         if tool_input.pattern.startswith(("/", "~")):
             return static_prefix(tool_input.pattern)[0] or "/"
         return "."

@@ -212,7 +212,8 @@ class PermissionPolicy:
             return Verdict("deny", "the tool input is not valid")
         if tool.name == "Bash":
             cwd = env.state.shell_cwd if env is not None and env.state.shell_cwd is not None else self._root_literal
-            return self._bash(str(parsed.command), Path(cwd), bool(getattr(parsed, "dangerouslyDisableSandbox", False)))
+            command = str(getattr(parsed, "command", ""))
+            return self._bash(command, Path(cwd), bool(getattr(parsed, "dangerouslyDisableSandbox", False)))
         domain = getattr(tool, "domain", None)
         if domain is not None:
             return self._domain(tool.name, domain(parsed))

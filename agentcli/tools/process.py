@@ -277,6 +277,7 @@ async def run_shell(
         except asyncio.CancelledError:
             await asyncio.shield(_end_once_started(creating, protocol))
             raise
+        assert transport is not None  # started: the shell has a process
         pgid = transport.get_pid()
         task = asyncio.current_task()
         try:

@@ -54,7 +54,7 @@ class ReadTool(Tool):
         return True
 
     def target_path(self, tool_input: Any) -> str | None:
-        return tool_input.file_path
+        return str(tool_input.file_path)
 
     async def call(self, tool_input: Any, call: ToolCall) -> ToolOutput:
         path = resolve(tool_input.file_path, call.env.project_dir)

@@ -9,12 +9,12 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from agentcli.config.inputs import InputFileError, parse_json
 from agentcli.events import ToolFinished
 from agentcli.hooks.session_hooks import LoopHooks, StopVerdict
-from agentcli.tools.base import Tool, ToolCall, ToolFailure, ToolOutput, ToolRegistry
+from agentcli.tools.base import Tool, ToolCall, ToolFailure, ToolInput, ToolOutput, ToolRegistry
 
 STRUCTURED_OUTPUT = "StructuredOutput"
 DEFAULT_MAX_RETRIES = 5
@@ -28,10 +28,10 @@ class InvalidSchema(ValueError):
     """The schema given with --json-schema is not a JSON Schema."""
 
 
-class AnyInput(BaseModel):
+class AnyInput(ToolInput):
     """Any JSON object; the real check is the user's schema, in :meth:`StructuredOutputTool.call`."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)
 
 
 def load_schema(text: str) -> dict[str, Any]:

@@ -40,7 +40,7 @@ class WriteTool(Tool):
     input_model = WriteInput
 
     def target_path(self, tool_input: Any) -> str | None:
-        return tool_input.file_path
+        return str(tool_input.file_path)
 
     async def call(self, tool_input: Any, call: ToolCall) -> ToolOutput:
         path = resolve(tool_input.file_path, call.env.project_dir)
