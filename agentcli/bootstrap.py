@@ -131,8 +131,13 @@ def permission_policy(options: SessionOptions, settings: LoadedSettings) -> tupl
     mode = options.permission_mode
     if mode == "default" and settings.merged.permissions.defaultMode:
         mode = settings.merged.permissions.defaultMode
-    policy = PermissionPolicy(options.cwd, mode=mode, rules=sources.rules, ask=options.ask_permission,
-                              sandbox=session_sandbox(options, settings))
+    policy = PermissionPolicy(
+        options.cwd,
+        mode=mode,
+        rules=sources.rules,
+        ask=options.ask_permission,
+        sandbox=session_sandbox(options, settings),
+    )
     return policy, sources.removed_tools()
 
 
@@ -142,12 +147,15 @@ def session_sandbox(options: SessionOptions, settings: LoadedSettings) -> Sandbo
     if not wanted.enabled:
         return None
     if shutil.which("bwrap") is None:
-        options.notices.append(f"the Bash sandbox is off because bwrap was not found: commands are judged by the "
-                               f"permission rules alone ({INSTALL_HINT})")
+        options.notices.append(
+            f"the Bash sandbox is off because bwrap was not found: commands are judged by the "
+            f"permission rules alone ({INSTALL_HINT})"
+        )
         return None
     threading.Thread(target=probe, daemon=True).start()  # ready before the first command, off the start path
     config = SandboxConfig(
-        enabled=True, auto_allow=wanted.mode == "auto-allow" or wanted.autoAllowBashIfSandboxed is True,
+        enabled=True,
+        auto_allow=wanted.mode == "auto-allow" or wanted.autoAllowBashIfSandboxed is True,
         writable=tuple(resolve_path(path, options.cwd) for path in wanted.writablePaths),
         network=wanted.network is True,
     )
@@ -197,14 +205,21 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
     web_fetch = WebFetchTool() if "WebFetch" in wanted else None
     web_search = WebSearchTool() if "WebSearch" in wanted and search_offered(policy) else None
     extension_tools = [t for t in (task_tool, skill_tool, web_fetch, web_search) if t is not None]
-    registry = default_registry(allowed=options.tools, disallowed=removed_tools,
-                                extra=extension_tools + _session_tools(options))
-    thinking = thinking_param(options.thinking_mode, options.max_thinking_tokens, os.environ,
-                              getattr(merged, "alwaysThinkingEnabled", None))
+    registry = default_registry(
+        allowed=options.tools, disallowed=removed_tools, extra=extension_tools + _session_tools(options)
+    )
+    thinking = thinking_param(
+        options.thinking_mode, options.max_thinking_tokens, os.environ, getattr(merged, "alwaysThinkingEnabled", None)
+    )
     store_path = getattr(getattr(session, "store", None), "path", None)
     scratch_dir = Path(store_path).with_suffix("") / "tool-results" if store_path else None
-    env = ToolEnv(project_dir=project_dir, env=dict(merged.env), scratch_dir=scratch_dir, sandbox=policy.sandbox,
-                  read_denied=policy.read_denied)
+    env = ToolEnv(
+        project_dir=project_dir,
+        env=dict(merged.env),
+        scratch_dir=scratch_dir,
+        sandbox=policy.sandbox,
+        read_denied=policy.read_denied,
+    )
     env.state.shells = BackgroundShells()
     hooks = _session_hooks(options, settings, plugins)
     config = EngineConfig(
@@ -223,8 +238,9 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
         can_use_tool=policy,
         include_partial_messages=options.include_partial_messages,
         api_key_source=credentials.source,
-        retry_policy=RetryPolicy.from_env(fallback_models=tuple(m for m in fallbacks if m != model),
-                                          max_retries=merged.maxRetries),
+        retry_policy=RetryPolicy.from_env(
+            fallback_models=tuple(m for m in fallbacks if m != model), max_retries=merged.maxRetries
+        ),
         hooks=hooks,
         session_source="resume" if options.resume or options.continue_session else "startup",
         services=[env.state.shells],
@@ -309,9 +325,16 @@ def _connect_subagents(task_tool: Any, config: EngineConfig, transcript_dir: Pat
     from agentcli.agents.runner import SubagentContext
 
     task_tool.context = SubagentContext(
-        client=config.client, registry=config.registry, tool_env=config.tool_env, model=config.model,
-        catalog=task_tool.catalog, session_id=config.session_id, can_use_tool=config.can_use_tool,
-        retry_policy=config.retry_policy, hooks=config.hooks, transcript_dir=transcript_dir,
+        client=config.client,
+        registry=config.registry,
+        tool_env=config.tool_env,
+        model=config.model,
+        catalog=task_tool.catalog,
+        session_id=config.session_id,
+        can_use_tool=config.can_use_tool,
+        retry_policy=config.retry_policy,
+        hooks=config.hooks,
+        transcript_dir=transcript_dir,
         max_tokens=config.max_tokens,
     )
 
@@ -319,15 +342,25 @@ def _connect_subagents(task_tool: Any, config: EngineConfig, transcript_dir: Pat
 def _add_mcp(options: SessionOptions, settings: LoadedSettings, config: EngineConfig, plugins: Any) -> None:
     """MCP servers from settings, plugins, ``.mcp.json`` (trusted folders only) and ``--mcp-config``; started later,
     in the background. A broken ``--mcp-config`` raises :class:`agentcli.mcp.config.McpConfigError`."""
-    has_any = options.mcp_config or plugins.mcp_servers or (options.cwd / ".mcp.json").is_file() or any(
-        layer.data.get("mcpServers") for layer in settings.layers)
+    has_any = (
+        options.mcp_config
+        or plugins.mcp_servers
+        or (options.cwd / ".mcp.json").is_file()
+        or any(layer.data.get("mcpServers") for layer in settings.layers)
+    )
     if not has_any:
         return
     from agentcli.mcp.prompts import LivePrompts, PromptExpander
     from agentcli.mcp.setup import build_mcp, mcp_sources
 
-    sources, notices = mcp_sources(options.cwd, settings.layers, trusted=settings.trusted, flags=options.mcp_config,
-                                   strict=options.strict_mcp_config, extra=plugins.mcp_servers)
+    sources, notices = mcp_sources(
+        options.cwd,
+        settings.layers,
+        trusted=settings.trusted,
+        flags=options.mcp_config,
+        strict=options.strict_mcp_config,
+        extra=plugins.mcp_servers,
+    )
     manager, problems = build_mcp(options.cwd, sources, {**os.environ, **settings.merged.env})
     options.notices.extend(notices + problems)
     if manager is not None:

@@ -43,56 +43,126 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("prompt", nargs="?",
-                        help="the first prompt of the interactive session (with -p: the prompt to run headless; "
-                             "read from stdin when omitted)")
-    parser.add_argument("-p", "--print", dest="print_mode", action="store_true",
-                        help="headless: run the prompt, print the answer, exit")
-    parser.add_argument("--output-format", choices=["text", "json", "stream-json"], default="text",
-                        help="with -p: the final text (default), one JSON result, or one JSON message per line")
-    parser.add_argument("--include-partial-messages", action="store_true",
-                        help="with stream-json: also print raw stream events and tool progress as they happen")
+    parser.add_argument(
+        "prompt",
+        nargs="?",
+        help="the first prompt of the interactive session (with -p: the prompt to run headless; "
+        "read from stdin when omitted)",
+    )
+    parser.add_argument(
+        "-p", "--print", dest="print_mode", action="store_true", help="headless: run the prompt, print the answer, exit"
+    )
+    parser.add_argument(
+        "--output-format",
+        choices=["text", "json", "stream-json"],
+        default="text",
+        help="with -p: the final text (default), one JSON result, or one JSON message per line",
+    )
+    parser.add_argument(
+        "--include-partial-messages",
+        action="store_true",
+        help="with stream-json: also print raw stream events and tool progress as they happen",
+    )
     parser.add_argument("--verbose", action="store_true", help="with text output: show tool calls on stderr")
     parser.add_argument("--model", help="model id (default: $ANTHROPIC_MODEL, else claude-sonnet-5-5)")
-    parser.add_argument("--fallback-model", metavar="M[,M2]",
-                        help="models to switch to when the main one stays overloaded (after 3 overloaded answers)")
+    parser.add_argument(
+        "--fallback-model",
+        metavar="M[,M2]",
+        help="models to switch to when the main one stays overloaded (after 3 overloaded answers)",
+    )
     parser.add_argument("--max-turns", type=_positive_int, metavar="N", help="stop after N model requests")
-    parser.add_argument("--max-budget-usd", type=_positive_float, metavar="X",
-                        help="stop once the session has cost X dollars")
+    parser.add_argument(
+        "--max-budget-usd", type=_positive_float, metavar="X", help="stop once the session has cost X dollars"
+    )
     parser.add_argument("--system-prompt", metavar="S", help="replace the default system prompt")
     parser.add_argument("--append-system-prompt", metavar="S", help="add S after the system prompt")
-    parser.add_argument("-c", "--continue", dest="continue_session", action="store_true",
-                        help="resume the most recent session of this directory")
-    parser.add_argument("-r", "--resume", nargs="?", const="", metavar="ID",
-                        help="resume a session by ID (without an ID: list this directory's sessions)")
-    parser.add_argument("--fork-session", action="store_true",
-                        help="with --resume/--continue: go on in a new session and leave the old one as it was")
+    parser.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_session",
+        action="store_true",
+        help="resume the most recent session of this directory",
+    )
+    parser.add_argument(
+        "-r",
+        "--resume",
+        nargs="?",
+        const="",
+        metavar="ID",
+        help="resume a session by ID (without an ID: list this directory's sessions)",
+    )
+    parser.add_argument(
+        "--fork-session",
+        action="store_true",
+        help="with --resume/--continue: go on in a new session and leave the old one as it was",
+    )
     parser.add_argument("--session-id", metavar="UUID", help="the ID to give the new session")
-    parser.add_argument("--settings", metavar="FILE_OR_JSON",
-                        help="extra settings (a file, or inline JSON) on top of the user, project and local files")
+    parser.add_argument(
+        "--settings",
+        metavar="FILE_OR_JSON",
+        help="extra settings (a file, or inline JSON) on top of the user, project and local files",
+    )
     parser.add_argument("--permission-mode", choices=PERMISSION_MODES, help=MODE_HELP)
-    parser.add_argument("--dangerously-skip-permissions", action="store_true",
-                        help="the same as --permission-mode bypassPermissions (deny rules still apply)")
-    parser.add_argument("--allowedTools", "--allowed-tools", dest="allowed_tools", action="append", default=[],
-                        metavar="RULES", help='tool calls to allow without asking, e.g. "Read,Bash(git *)"')
-    parser.add_argument("--disallowedTools", "--disallowed-tools", dest="disallowed_tools", action="append",
-                        default=[], metavar="RULES",
-                        help='tool calls to refuse, e.g. "Bash(rm *),Edit(./secrets/**)"; a bare name removes the tool')
-    parser.add_argument("--trust-project", action="store_true",
-                        help="run this folder's project hooks (.agentcli/settings.json) without asking")
-    parser.add_argument("--mcp-config", action="append", default=[], metavar="FILE_OR_JSON",
-                        help='MCP servers to start: a file or inline JSON {"mcpServers": {...}} (repeatable)')
-    parser.add_argument("--strict-mcp-config", action="store_true",
-                        help="use only the MCP servers of --mcp-config, none from settings or .mcp.json")
-    parser.add_argument("--plugin-dir", action="append", default=[], metavar="DIR",
-                        help="load a Claude Code plugin folder: its hooks, commands, agents, skills and MCP servers "
-                             "(repeatable)")
-    parser.add_argument("--demo", action="store_true",
-                        help="talk to a built-in scripted model instead of the API (no key needed)")
-    parser.add_argument("--plain", action="store_true",
-                        help="an inline prompt in the terminal's own scrollback instead of the full-screen interface")
-    parser.add_argument("--theme", metavar="NAME",
-                        help="colour theme of the full-screen interface (dark, light, high-contrast, or your own)")
+    parser.add_argument(
+        "--dangerously-skip-permissions",
+        action="store_true",
+        help="the same as --permission-mode bypassPermissions (deny rules still apply)",
+    )
+    parser.add_argument(
+        "--allowedTools",
+        "--allowed-tools",
+        dest="allowed_tools",
+        action="append",
+        default=[],
+        metavar="RULES",
+        help='tool calls to allow without asking, e.g. "Read,Bash(git *)"',
+    )
+    parser.add_argument(
+        "--disallowedTools",
+        "--disallowed-tools",
+        dest="disallowed_tools",
+        action="append",
+        default=[],
+        metavar="RULES",
+        help='tool calls to refuse, e.g. "Bash(rm *),Edit(./secrets/**)"; a bare name removes the tool',
+    )
+    parser.add_argument(
+        "--trust-project",
+        action="store_true",
+        help="run this folder's project hooks (.agentcli/settings.json) without asking",
+    )
+    parser.add_argument(
+        "--mcp-config",
+        action="append",
+        default=[],
+        metavar="FILE_OR_JSON",
+        help='MCP servers to start: a file or inline JSON {"mcpServers": {...}} (repeatable)',
+    )
+    parser.add_argument(
+        "--strict-mcp-config",
+        action="store_true",
+        help="use only the MCP servers of --mcp-config, none from settings or .mcp.json",
+    )
+    parser.add_argument(
+        "--plugin-dir",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="load a Claude Code plugin folder: its hooks, commands, agents, skills and MCP servers (repeatable)",
+    )
+    parser.add_argument(
+        "--demo", action="store_true", help="talk to a built-in scripted model instead of the API (no key needed)"
+    )
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="an inline prompt in the terminal's own scrollback instead of the full-screen interface",
+    )
+    parser.add_argument(
+        "--theme",
+        metavar="NAME",
+        help="colour theme of the full-screen interface (dark, light, high-contrast, or your own)",
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     add_host_flags(parser)
     return parser
@@ -107,7 +177,7 @@ def _read_prompt(args: argparse.Namespace) -> str | None:
     return None
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:  # noqa: C901
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["sessions"]:
         return _sessions_command(argv[1:])
@@ -193,9 +263,14 @@ def main(argv: list[str] | None = None) -> int:
     from agentcli.session import SessionError, open_session
 
     try:
-        options.session = open_session(options.cwd, resume=args.resume, continue_last=args.continue_session,
-                                       fork=args.fork_session, session_id=args.session_id,
-                                       env=options.settings.merged.env)
+        options.session = open_session(
+            options.cwd,
+            resume=args.resume,
+            continue_last=args.continue_session,
+            fork=args.fork_session,
+            session_id=args.session_id,
+            env=options.settings.merged.env,
+        )
     except SessionError as exc:
         print(exc, file=sys.stderr)
         return exc.exit_code
@@ -205,9 +280,14 @@ def main(argv: list[str] | None = None) -> int:
     if streaming_input:
         from agentcli.ui.protocol.session import run_protocol
 
-        code = run_protocol(options, credentials, replay=args.replay_user_messages, verbose=args.verbose,
-                            host_permissions=args.permission_prompt_tool == "stdio",
-                            hook_events=args.include_hook_events)
+        code = run_protocol(
+            options,
+            credentials,
+            replay=args.replay_user_messages,
+            verbose=args.verbose,
+            host_permissions=args.permission_prompt_tool == "stdio",
+            hook_events=args.include_hook_events,
+        )
     else:
         from agentcli.ui.headless import run_headless
 
@@ -248,8 +328,10 @@ def _check_permission_flags(parser: argparse.ArgumentParser, args: argparse.Name
         if args.permission_mode not in (None, "bypassPermissions"):
             parser.error("--dangerously-skip-permissions conflicts with --permission-mode " + args.permission_mode)
         args.permission_mode = "bypassPermissions"
-    for flag, values, behavior in (("--allowedTools", args.allowed_tools, "allow"),
-                                   ("--disallowedTools", args.disallowed_tools, "deny")):
+    for flag, values, behavior in (
+        ("--allowedTools", args.allowed_tools, "allow"),
+        ("--disallowedTools", args.disallowed_tools, "deny"),
+    ):
         try:
             parse_rule_args(values, behavior)
         except InvalidRule as exc:
@@ -310,8 +392,11 @@ def _resume_without_id() -> int:
     if not sessions:
         print("No conversation found to resume in this directory", file=sys.stderr)
         return EXIT_ERROR
-    print("agentcli: --resume needs a session ID here (there is no interactive picker in this mode).\n"
-          "Sessions of this directory, most recent first:", file=sys.stderr)
+    print(
+        "agentcli: --resume needs a session ID here (there is no interactive picker in this mode).\n"
+        "Sessions of this directory, most recent first:",
+        file=sys.stderr,
+    )
     for line in format_sessions(sessions, numbered=True):
         print(line, file=sys.stderr)
     print('Pass one of these IDs: agentcli -p --resume ID "your next prompt"', file=sys.stderr)

@@ -158,12 +158,17 @@ class QueryEngine:
         return f"{self._uuid_prefix}{self._uuid_count & 0xFFFFFFFFFFFF:012x}"
 
     def init_message(self) -> Message:
-        return self._envelope(sdk.init_message(
-            cwd=str(self.config.tool_env.project_dir), model=self.config.model, tools=self.config.registry.names,
-            permission_mode=self.config.permission_mode, slash_commands=list(self.config.slash_commands),
-            api_key_source=self.config.api_key_source,
-            mcp_servers=self.config.mcp_servers() if self.config.mcp_servers is not None else [],
-        ))
+        return self._envelope(
+            sdk.init_message(
+                cwd=str(self.config.tool_env.project_dir),
+                model=self.config.model,
+                tools=self.config.registry.names,
+                permission_mode=self.config.permission_mode,
+                slash_commands=list(self.config.slash_commands),
+                api_key_source=self.config.api_key_source,
+                mcp_servers=self.config.mcp_servers() if self.config.mcp_servers is not None else [],
+            )
+        )
 
     def _record(self, entry: Message) -> None:
         if self.config.recorder is not None:
@@ -211,7 +216,7 @@ class QueryEngine:
         if self._task is not None and not self._task.done():
             self._task.cancel()
 
-    async def submit_message(self, prompt: str | list[dict[str, Any]]) -> AsyncIterator[Message]:
+    async def submit_message(self, prompt: str | list[dict[str, Any]]) -> AsyncIterator[Message]:  # noqa: C901
         """Run one prompt to its end, yielding SDK-shaped messages; the last one is the ``result``."""
         started = time.monotonic()
         api_time = 0.0
@@ -242,17 +247,24 @@ class QueryEngine:
                 for out in self._hook_messages(started_outcome):
                     yield out
                 context += started_outcome.additional_context
-            text = prompt if isinstance(prompt, str) else "".join(
-                b.get("text", "") for b in prompt if isinstance(b, dict) and b.get("type") == "text")
+            text = (
+                prompt
+                if isinstance(prompt, str)
+                else "".join(b.get("text", "") for b in prompt if isinstance(b, dict) and b.get("type") == "text")
+            )
             submitted = await hooks.user_prompt_submit(text)
             for out in self._hook_messages(submitted):
                 yield out
-            refusal = submitted.stop_reason if submitted.prevent_continuation else (
-                "; ".join(msg for _, msg in submitted.blocking) or None)
+            refusal = (
+                submitted.stop_reason
+                if submitted.prevent_continuation
+                else ("; ".join(msg for _, msg in submitted.blocking) or None)
+            )
             if refusal is not None:
                 errors.append(f"Prompt blocked by a UserPromptSubmit hook: {refusal}")
-                result = self._result("error_during_execution", 0, started, 0.0, "", None, errors,
-                                      {"terminal_reason": "hook_stopped"})
+                result = self._result(
+                    "error_during_execution", 0, started, 0.0, "", None, errors, {"terminal_reason": "hook_stopped"}
+                )
                 self._record(result)
                 yield result
                 return
@@ -336,8 +348,9 @@ class QueryEngine:
                     message = event.message
                     self.usage.add(message.get("model") or self.config.model, message.get("usage") or {})
                 elif isinstance(event, UserInjected):
-                    out = self._envelope({"type": "user", "message": event.param, "parent_tool_use_id": None,
-                                          "isMeta": True})
+                    out = self._envelope(
+                        {"type": "user", "message": event.param, "parent_tool_use_id": None, "isMeta": True}
+                    )
                     self._record(out)
                     yield out
                 elif isinstance(event, NestedMessage):
@@ -362,8 +375,14 @@ class QueryEngine:
                     if event.status is not None:
                         ending["api_error_status"] = event.status
                     if event.reason == "stop_hook_prevented":
-                        out = self._envelope({"type": "system", "subtype": "warning", "level": "warning",
-                                              "message": f"Stopped by hook: {event.error}"})
+                        out = self._envelope(
+                            {
+                                "type": "system",
+                                "subtype": "warning",
+                                "level": "warning",
+                                "message": f"Stopped by hook: {event.error}",
+                            }
+                        )
                         self._record(out)
                         yield out
                     elif event.reason == "hook_stopped":
@@ -441,13 +460,22 @@ class QueryEngine:
         """A summary of the hooks that ran (for the transcript and ctrl+o) and their warnings for the user."""
         if not outcome.results:
             return []
-        out = [self._envelope({
-            "type": "system", "subtype": "hook_summary", "hook_event": outcome.event,
-            "hooks": [result.summary() for result in outcome.results], "has_errors": bool(outcome.errors),
-            "errors": outcome.errors,
-        })]
-        out += [self._envelope({"type": "system", "subtype": "warning", "level": "warning", "message": message})
-                for message in outcome.system_messages]
+        out = [
+            self._envelope(
+                {
+                    "type": "system",
+                    "subtype": "hook_summary",
+                    "hook_event": outcome.event,
+                    "hooks": [result.summary() for result in outcome.results],
+                    "has_errors": bool(outcome.errors),
+                    "errors": outcome.errors,
+                }
+            )
+        ]
+        out += [
+            self._envelope({"type": "system", "subtype": "warning", "level": "warning", "message": message})
+            for message in outcome.system_messages
+        ]
         for message in out:
             self._record(message)
         return out
@@ -490,13 +518,31 @@ class QueryEngine:
         limit = self.config.max_budget_usd
         return limit is not None and self.usage.cost_usd >= limit
 
-    def _result(self, subtype: str, turns: int, started: float, api_time: float, text: str,
-                stop_reason: str | None, errors: list[str], ending: dict[str, Any] | None = None) -> Message:
-        return self._envelope(sdk.result_message(
-            subtype=subtype, turns=turns, duration_s=time.monotonic() - started, api_time_s=api_time, text=text,
-            stop_reason=stop_reason, errors=errors, usage=self.usage, permission_denials=self.permission_denials,
-            **(ending or {}),
-        ))
+    def _result(
+        self,
+        subtype: str,
+        turns: int,
+        started: float,
+        api_time: float,
+        text: str,
+        stop_reason: str | None,
+        errors: list[str],
+        ending: dict[str, Any] | None = None,
+    ) -> Message:
+        return self._envelope(
+            sdk.result_message(
+                subtype=subtype,
+                turns=turns,
+                duration_s=time.monotonic() - started,
+                api_time_s=api_time,
+                text=text,
+                stop_reason=stop_reason,
+                errors=errors,
+                usage=self.usage,
+                permission_denials=self.permission_denials,
+                **(ending or {}),
+            )
+        )
 
 
 def _with_context(prompt: str | list[dict[str, Any]], context: list[str]) -> str | list[dict[str, Any]]:

@@ -114,6 +114,16 @@ class NestedMessage:
 
 
 LoopEvent = (
-    RequestStarted | StreamDelta | AssistantTurn | ResponseWithheld | ToolStarted | ToolProgress | ToolFinished
-    | ToolResults | UserInjected | Notice | LoopEnded | NestedMessage
+    RequestStarted
+    | StreamDelta
+    | AssistantTurn
+    | ResponseWithheld
+    | ToolStarted
+    | ToolProgress
+    | ToolFinished
+    | ToolResults
+    | UserInjected
+    | Notice
+    | LoopEnded
+    | NestedMessage
 )

@@ -16,8 +16,16 @@ from agentcli.usage import UsageTracker
 Message = dict[str, Any]
 
 
-def init_message(*, cwd: str, model: str, tools: list[str], permission_mode: str, slash_commands: list[str],
-                 api_key_source: str, mcp_servers: list[dict[str, Any]] | None = None) -> Message:
+def init_message(
+    *,
+    cwd: str,
+    model: str,
+    tools: list[str],
+    permission_mode: str,
+    slash_commands: list[str],
+    api_key_source: str,
+    mcp_servers: list[dict[str, Any]] | None = None,
+) -> Message:
     return {
         "type": "system",
         "subtype": "init",
@@ -48,13 +56,30 @@ def tool_result_message(finished: ToolFinished) -> Message:
 
 def tool_event_message(event: ToolStarted | ToolProgress | ToolFinished) -> Message:
     if isinstance(event, ToolProgress):
-        return {"type": "system", "subtype": "tool_progress", "tool_use_id": event.tool_use_id,
-                "tool_name": event.name, "elapsed_time_seconds": round(event.elapsed_s, 3), "output": event.output}
+        return {
+            "type": "system",
+            "subtype": "tool_progress",
+            "tool_use_id": event.tool_use_id,
+            "tool_name": event.name,
+            "elapsed_time_seconds": round(event.elapsed_s, 3),
+            "output": event.output,
+        }
     if isinstance(event, ToolStarted):
-        return {"type": "system", "subtype": "tool_started", "tool_use_id": event.tool_use_id,
-                "tool_name": event.name, "tool_input": event.input}
-    return {"type": "system", "subtype": "tool_finished", "tool_use_id": event.tool_use_id, "tool_name": event.name,
-            "is_error": event.is_error, "duration_ms": int(event.duration_s * 1000)}
+        return {
+            "type": "system",
+            "subtype": "tool_started",
+            "tool_use_id": event.tool_use_id,
+            "tool_name": event.name,
+            "tool_input": event.input,
+        }
+    return {
+        "type": "system",
+        "subtype": "tool_finished",
+        "tool_use_id": event.tool_use_id,
+        "tool_name": event.name,
+        "is_error": event.is_error,
+        "duration_ms": int(event.duration_s * 1000),
+    }
 
 
 def api_error_message(error: str) -> Message:
@@ -92,11 +117,22 @@ def unsuccessful_answer(stop_reason: str | None, text: str, structured: bool) ->
     return None
 
 
-def result_message(*, subtype: str, turns: int, duration_s: float, api_time_s: float, text: str,
-                   stop_reason: str | None, errors: list[str], usage: UsageTracker,
-                   permission_denials: list[dict[str, Any]], terminal_reason: str | None = None,
-                   api_error: str | None = None, api_error_status: int | None = None,
-                   structured_output: Any = None) -> Message:
+def result_message(
+    *,
+    subtype: str,
+    turns: int,
+    duration_s: float,
+    api_time_s: float,
+    text: str,
+    stop_reason: str | None,
+    errors: list[str],
+    usage: UsageTracker,
+    permission_denials: list[dict[str, Any]],
+    terminal_reason: str | None = None,
+    api_error: str | None = None,
+    api_error_status: int | None = None,
+    structured_output: Any = None,
+) -> Message:
     """The last message of a submission. An API failure puts ``API Error: …`` in ``result`` (as Claude Code
     does) while the subtype still says the run failed."""
     is_error = subtype != "success"

@@ -2,7 +2,8 @@
 
 For each of N kill points: run ``agentcli -p PROMPT`` (a real process, the real SDK) against the fake Messages API
 playing a multi-turn tool session (parallel reads, a slow command, thinking, edits and a large write, chunked
-streams with delays), SIGKILL it at a random moment, then ``agentcli -p --resume ID NEXT`` against a fresh fake server. A kill point passes when:
+streams with delays), SIGKILL it at a random moment, then ``agentcli -p --resume ID NEXT`` against a fresh fake
+server. A kill point passes when:
 
 - if any request left the killed run, its transcript exists and holds the prompt (persisted before sending);
 - the resumed run exits 0 and the fake server accepted its request (strict validation: every tool_use answered);
@@ -66,31 +67,85 @@ BIG_EDITED = BIG_WRITTEN.replace("written line 010000", "edited line 010000", 1)
 
 def scenario(project: Path) -> dict[str, Any]:
     readme, app, big = (str(project / name) for name in ("README.md", "src/app.py", "data/big.txt"))
-    return {"turns": [
-        {"content": [
-            {"type": "text", "text": "I'll start with two files at once.", "chunks": 6},
-            {"type": "tool_use", "id": "toolu_crash_1a", "name": "Read", "input": {"file_path": readme}, "chunks": 4},
-            {"type": "tool_use", "id": "toolu_crash_1b", "name": "Read", "input": {"file_path": app}, "chunks": 4},
-        ], "delay_ms": 4},
-        {"content": [
-            {"type": "thinking", "thinking": "A slow step next.", "signature": "sig_crash", "chunks": 4},
-            {"type": "tool_use", "id": "toolu_crash_2", "name": "Bash",
-             "input": {"command": f"sleep {SLOW_TOOL_S} && echo slow output"}, "chunks": 3},
-        ], "delay_ms": 4},
-        {"content": [
-            {"type": "text", "text": "Now the rewrite.", "chunks": 5},
-            {"type": "tool_use", "id": "toolu_crash_3a", "name": "Edit", "input": {
-                "file_path": app, "old_string": "def add(a, b):\n", "new_string": APP_EDITED.split("    return")[0]}},
-            {"type": "tool_use", "id": "toolu_crash_3b", "name": "Write",
-             "input": {"file_path": big, "content": BIG_WRITTEN}, "chunks": 8},
-        ], "delay_ms": 4},
-        {"content": [
-            {"type": "tool_use", "id": "toolu_crash_4", "name": "Edit",
-             "input": {"file_path": big, "old_string": "written line 010000", "new_string": "edited line 010000"}},
-        ], "delay_ms": 4},
-        {"content": [{"type": "text", "text": "Summary: a tiny project that adds numbers. " * 8, "chunks": 30}],
-         "delay_ms": 4},
-    ]}
+    return {
+        "turns": [
+            {
+                "content": [
+                    {"type": "text", "text": "I'll start with two files at once.", "chunks": 6},
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_crash_1a",
+                        "name": "Read",
+                        "input": {"file_path": readme},
+                        "chunks": 4,
+                    },
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_crash_1b",
+                        "name": "Read",
+                        "input": {"file_path": app},
+                        "chunks": 4,
+                    },
+                ],
+                "delay_ms": 4,
+            },
+            {
+                "content": [
+                    {"type": "thinking", "thinking": "A slow step next.", "signature": "sig_crash", "chunks": 4},
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_crash_2",
+                        "name": "Bash",
+                        "input": {"command": f"sleep {SLOW_TOOL_S} && echo slow output"},
+                        "chunks": 3,
+                    },
+                ],
+                "delay_ms": 4,
+            },
+            {
+                "content": [
+                    {"type": "text", "text": "Now the rewrite.", "chunks": 5},
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_crash_3a",
+                        "name": "Edit",
+                        "input": {
+                            "file_path": app,
+                            "old_string": "def add(a, b):\n",
+                            "new_string": APP_EDITED.split("    return")[0],
+                        },
+                    },
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_crash_3b",
+                        "name": "Write",
+                        "input": {"file_path": big, "content": BIG_WRITTEN},
+                        "chunks": 8,
+                    },
+                ],
+                "delay_ms": 4,
+            },
+            {
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_crash_4",
+                        "name": "Edit",
+                        "input": {
+                            "file_path": big,
+                            "old_string": "written line 010000",
+                            "new_string": "edited line 010000",
+                        },
+                    },
+                ],
+                "delay_ms": 4,
+            },
+            {
+                "content": [{"type": "text", "text": "Summary: a tiny project that adds numbers. " * 8, "chunks": 30}],
+                "delay_ms": 4,
+            },
+        ]
+    }
 
 
 def make_project(root: Path) -> Path:
@@ -130,8 +185,11 @@ def use_home(home: Path) -> None:
 
 def child_env(server: FakeAnthropicServer) -> dict[str, str]:
     env = dict(os.environ)
-    env.update(ANTHROPIC_API_KEY="crash-test-key", ANTHROPIC_BASE_URL=server.base_url,
-               PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""))
+    env.update(
+        ANTHROPIC_API_KEY="crash-test-key",
+        ANTHROPIC_BASE_URL=server.base_url,
+        PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
+    )
     return env
 
 
@@ -147,8 +205,9 @@ def resume_in_process(project: Path, session_id: str, prompt: str, server: FakeA
     from agentcli.api.client import Credentials
     from agentcli.bootstrap import SessionOptions, build_engine
 
-    engine = build_engine(SessionOptions(cwd=project, resume=session_id),
-                          Credentials(api_key="crash-test-key", base_url=server.base_url))
+    engine = build_engine(
+        SessionOptions(cwd=project, resume=session_id), Credentials(api_key="crash-test-key", base_url=server.base_url)
+    )
 
     async def run() -> dict[str, Any]:
         result: dict[str, Any] = {}
@@ -212,7 +271,7 @@ def run_once(index: int, seed: int, timing: tuple[float, float], cli: bool, home
     return outcome
 
 
-def _kill_and_resume(
+def _kill_and_resume(  # noqa: C901
     index: int, rng: random.Random, root: Path, first_request_s: float, rest_s: float, cli: bool
 ) -> Outcome:
     project = make_project(root)
@@ -221,8 +280,14 @@ def _kill_and_resume(
         env = child_env(server)
         started = time.monotonic()
         with (root / "killed-run.stderr").open("wb") as stderr:
-            proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", PROMPT, *CLI_FLAGS], cwd=project, env=env,
-                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr)
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "agentcli", "-p", PROMPT, *CLI_FLAGS],
+                cwd=project,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+            )
             if rng.random() < STARTUP_SHARE:
                 deadline = started + rng.uniform(0.2, 1.1) * first_request_s
             else:
@@ -263,7 +328,12 @@ def _kill_and_resume(
         if cli:
             proc2 = subprocess.run(
                 [sys.executable, "-m", "agentcli", "-p", "--resume", path.stem, follow_up, "--output-format", "json"],
-                cwd=project, env=child_env(resumed_server), capture_output=True, text=True, timeout=60)
+                cwd=project,
+                env=child_env(resumed_server),
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
             code, errors = proc2.returncode, proc2.stderr.strip()[-800:]
         else:
             code, errors = resume_in_process(project, path.stem, follow_up, resumed_server)
@@ -301,8 +371,14 @@ def calibrate(home: Path, verbose: bool) -> tuple[float, float]:
         project = make_project(root)
         server = FakeAnthropicServer(scenario(project)).start()
         started = time.monotonic()
-        proc = subprocess.run([sys.executable, "-m", "agentcli", "-p", PROMPT, *CLI_FLAGS], cwd=project,
-                              env=child_env(server), capture_output=True, text=True, timeout=60)
+        proc = subprocess.run(
+            [sys.executable, "-m", "agentcli", "-p", PROMPT, *CLI_FLAGS],
+            cwd=project,
+            env=child_env(server),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         ended = time.monotonic()
         server.stop()
         turns = len(scenario(project)["turns"])
@@ -323,8 +399,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=200, help="kill points (default 200)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="kill points run side by side")
     parser.add_argument("--seed", type=int, default=None, help="repeat a run exactly (printed at the start)")
-    parser.add_argument("--cli-every", type=int, default=1, metavar="K",
-                        help="resume every K-th kill point through the command line, the rest in process")
+    parser.add_argument(
+        "--cli-every",
+        type=int,
+        default=1,
+        metavar="K",
+        help="resume every K-th kill point through the command line, the rest in process",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per kill point")
     args = parser.parse_args(argv)
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
@@ -337,8 +418,9 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     every = max(1, args.cli_every)
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        outcomes = list(pool.map(lambda i: run_once(i, seed, timing, i % every == 0, home, args.verbose),
-                                 range(args.runs)))
+        outcomes = list(
+            pool.map(lambda i: run_once(i, seed, timing, i % every == 0, home, args.verbose), range(args.runs))
+        )
     if all(outcome.ok for outcome in outcomes):
         shutil.rmtree(home, ignore_errors=True)
     passed = sum(outcome.ok for outcome in outcomes)
@@ -347,8 +429,10 @@ def main(argv: list[str] | None = None) -> int:
     print("kills: " + ", ".join(f"{count} {phase}" for phase, count in phases.most_common()))
     if repairs:
         print("repairs on resume: " + ", ".join(f"{count} {kind}" for kind, count in repairs.most_common()))
-    print(f"files: none empty or half-written; {sum(o.leftover_temp_files for o in outcomes)} temporary file(s) "
-          "left by kills inside a write (the targets were whole)")
+    print(
+        f"files: none empty or half-written; {sum(o.leftover_temp_files for o in outcomes)} temporary file(s) "
+        "left by kills inside a write (the targets were whole)"
+    )
     print(f"{passed}/{args.runs} ok ({time.monotonic() - started:.0f} s)")
     return 0 if passed == args.runs else 1
 

@@ -111,8 +111,11 @@ def run_cli(project: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
     """Run ``python -m agentcli`` in the temp project with the test's environment."""
 
     def run(
-        *args: str, server: FakeAnthropicServer | None = None, stdin: str | None = None,
-        env: dict[str, str] | None = None, timeout: float = 60,
+        *args: str,
+        server: FakeAnthropicServer | None = None,
+        stdin: str | None = None,
+        env: dict[str, str] | None = None,
+        timeout: float = 60,
     ) -> subprocess.CompletedProcess[str]:
         full_env = dict(os.environ)
         if server is not None:

@@ -9,14 +9,21 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "agentcli"
 CORE_MODULES = [
-    "agentcli.engine", "agentcli.loop.query", "agentcli.api.client", "agentcli.api.accumulate",
-    "agentcli.tools.executor", "agentcli.tools.read", "agentcli.bootstrap", "agentcli.context.system_prompt",
+    "agentcli.engine",
+    "agentcli.loop.query",
+    "agentcli.api.client",
+    "agentcli.api.accumulate",
+    "agentcli.tools.executor",
+    "agentcli.tools.read",
+    "agentcli.bootstrap",
+    "agentcli.context.system_prompt",
 ]
 
 
 def _core_files() -> list[Path]:
     return [
-        path for path in PACKAGE.rglob("*.py")
+        path
+        for path in PACKAGE.rglob("*.py")
         if "ui" not in path.relative_to(PACKAGE).parts[:1] and path.name != "cli.py" and "testing" not in path.parts
     ]
 
@@ -39,8 +46,12 @@ def test_core_never_prints():
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
                 offenders.append(f"{path}:{node.lineno}")
-            if isinstance(node, ast.Attribute) and node.attr in ("stdout", "stderr") and \
-                    isinstance(node.value, ast.Name) and node.value.id == "sys":
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr in ("stdout", "stderr")
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "sys"
+            ):
                 offenders.append(f"{path}:{node.lineno}")
     assert offenders == []
     assert len(_core_files()) > 10

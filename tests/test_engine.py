@@ -33,11 +33,19 @@ async def test_plain_text(fake_api, make_engine):
 
 async def test_read_round_trip(fake_api, make_engine, project: Path):
     path = str(project / "src" / "app.py")
-    server = fake_api({"turns": [
-        {"content": [{"type": "text", "text": "Let me look."},
-                     {"type": "tool_use", "id": "toolu_read1", "name": "Read", "input": {"file_path": path}}]},
-        {"content": [{"type": "text", "text": "It adds two numbers."}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "content": [
+                        {"type": "text", "text": "Let me look."},
+                        {"type": "tool_use", "id": "toolu_read1", "name": "Read", "input": {"file_path": path}},
+                    ]
+                },
+                {"content": [{"type": "text", "text": "It adds two numbers."}]},
+            ]
+        }
+    )
     engine = make_engine(server)
     messages = await collect(engine, "what does app.py do?")
     result = _result(messages)
@@ -59,13 +67,25 @@ async def test_read_round_trip(fake_api, make_engine, project: Path):
 async def test_tool_json_in_many_deltas_with_multibyte_characters(fake_api, make_engine, project: Path):
     folder = project / "données"
     folder.mkdir()
-    target = folder / "漢字 \"quoted\" \\ 🎉.txt"
+    target = folder / '漢字 "quoted" \\ 🎉.txt'
     target.write_text("é\n", encoding="utf-8")
     tool_input = {"file_path": str(target), "offset": 1, "limit": 5}
     turns = []
     for index, ensure_ascii in enumerate((False, True)):
-        turns.append({"content": [{"type": "tool_use", "id": f"toolu_mb{index}", "name": "Read", "input": tool_input,
-                                   "chunks": 60, "ensure_ascii": ensure_ascii}]})
+        turns.append(
+            {
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": f"toolu_mb{index}",
+                        "name": "Read",
+                        "input": tool_input,
+                        "chunks": 60,
+                        "ensure_ascii": ensure_ascii,
+                    }
+                ]
+            }
+        )
     turns.append({"content": [{"type": "text", "text": "done"}]})
     server = fake_api({"turns": turns})
     engine = make_engine(server, include_partial_messages=True)
@@ -84,16 +104,27 @@ async def test_tool_json_in_many_deltas_with_multibyte_characters(fake_api, make
 
 
 async def test_thinking_block_sent_back_byte_for_byte(fake_api, make_engine, project: Path):
-    thinking = "Let me think… about \"quotes\" and ünïcödé 🎉\nline two"
+    thinking = 'Let me think… about "quotes" and ünïcödé 🎉\nline two'
     signature = "EqQBCkgIARABGAIiQL" + "x" * 200
-    server = fake_api({"turns": [
-        {"content": [
-            {"type": "thinking", "thinking": thinking, "signature": signature, "chunks": 9},
-            {"type": "redacted_thinking", "data": "opaque-redacted-data"},
-            {"type": "tool_use", "id": "toolu_t1", "name": "Read", "input": {"file_path": str(project / "README.md")}},
-        ]},
-        {"content": [{"type": "text", "text": "ok"}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "content": [
+                        {"type": "thinking", "thinking": thinking, "signature": signature, "chunks": 9},
+                        {"type": "redacted_thinking", "data": "opaque-redacted-data"},
+                        {
+                            "type": "tool_use",
+                            "id": "toolu_t1",
+                            "name": "Read",
+                            "input": {"file_path": str(project / "README.md")},
+                        },
+                    ]
+                },
+                {"content": [{"type": "text", "text": "ok"}]},
+            ]
+        }
+    )
     engine = make_engine(server)
     await collect(engine, "think first")
     sent_back = server.requests[1].body["messages"][1]["content"]
@@ -106,11 +137,15 @@ async def test_thinking_block_sent_back_byte_for_byte(fake_api, make_engine, pro
 
 async def test_max_turns_ends_with_error_and_answers_every_tool_use(fake_api, make_engine, project: Path):
     read = {"type": "tool_use", "name": "Read", "input": {"file_path": str(project / "README.md")}}
-    server = fake_api({"turns": [
-        {"content": [{**read, "id": "toolu_a"}]},
-        {"content": [{**read, "id": "toolu_b"}]},
-        {"content": [{**read, "id": "toolu_c"}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {"content": [{**read, "id": "toolu_a"}]},
+                {"content": [{**read, "id": "toolu_b"}]},
+                {"content": [{**read, "id": "toolu_c"}]},
+            ]
+        }
+    )
     engine = make_engine(server, max_turns=2)
     messages = await collect(engine, "loop")
     result = _result(messages)
@@ -125,11 +160,15 @@ async def test_max_turns_ends_with_error_and_answers_every_tool_use(fake_api, ma
 async def test_budget_stops_the_run(fake_api, make_engine, project: Path):
     read = {"type": "tool_use", "name": "Read", "input": {"file_path": str(project / "README.md")}}
     usage = {"input_tokens": 100_000, "output_tokens": 1_000}
-    server = fake_api({"turns": [
-        {"content": [{**read, "id": "toolu_1"}], "usage": usage},
-        {"content": [{**read, "id": "toolu_2"}], "usage": usage},
-        {"content": [{"type": "text", "text": "never"}], "usage": usage},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {"content": [{**read, "id": "toolu_1"}], "usage": usage},
+                {"content": [{**read, "id": "toolu_2"}], "usage": usage},
+                {"content": [{"type": "text", "text": "never"}], "usage": usage},
+            ]
+        }
+    )
     engine = make_engine(server, max_budget_usd=0.5)
     messages = await collect(engine, "spend")
     result = _result(messages)
@@ -147,18 +186,32 @@ def unanswered(messages: list[dict]) -> list[str]:
 
 
 async def test_usage_and_cost_are_summed_per_session(fake_api, make_engine):
-    server = fake_api({"turns": [
-        {"content": [{"type": "text", "text": "one"}],
-         "usage": {"input_tokens": 1000, "output_tokens": 10, "cache_read_input_tokens": 500,
-                   "cache_creation_input_tokens": 200}},
-        {"content": [{"type": "text", "text": "two"}], "usage": {"input_tokens": 2000, "output_tokens": 20}},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "content": [{"type": "text", "text": "one"}],
+                    "usage": {
+                        "input_tokens": 1000,
+                        "output_tokens": 10,
+                        "cache_read_input_tokens": 500,
+                        "cache_creation_input_tokens": 200,
+                    },
+                },
+                {"content": [{"type": "text", "text": "two"}], "usage": {"input_tokens": 2000, "output_tokens": 20}},
+            ]
+        }
+    )
     engine = make_engine(server, model="claude-haiku-5-5")
     first = _result(await collect(engine, "a"))
     second = _result(await collect(engine, "b"))
     assert first["usage"]["output_tokens"] == 10
-    assert second["usage"] == {"input_tokens": 3000, "output_tokens": 30, "cache_creation_input_tokens": 200,
-                               "cache_read_input_tokens": 500}
+    assert second["usage"] == {
+        "input_tokens": 3000,
+        "output_tokens": 30,
+        "cache_creation_input_tokens": 200,
+        "cache_read_input_tokens": 500,
+    }
     expected = (3000 * 1 + 30 * 5 + 200 * 1.25 + 500 * 0.1) / 1_000_000
     assert abs(second["total_cost_usd"] - expected) < 1e-12
     assert second["modelUsage"]["claude-haiku-5-5"]["outputTokens"] == 30
@@ -167,8 +220,9 @@ async def test_usage_and_cost_are_summed_per_session(fake_api, make_engine):
 
 
 async def test_unknown_model_costs_nothing_and_is_flagged(fake_api, make_engine):
-    server = fake_api({"turns": [{"content": [{"type": "text", "text": "hi"}],
-                                  "usage": {"input_tokens": 10, "output_tokens": 5}}]})
+    server = fake_api(
+        {"turns": [{"content": [{"type": "text", "text": "hi"}], "usage": {"input_tokens": 10, "output_tokens": 5}}]}
+    )
     engine = make_engine(server, model="local-llama")
     result = _result(await collect(engine, "hi"))
     assert result["total_cost_usd"] == 0
@@ -176,11 +230,23 @@ async def test_unknown_model_costs_nothing_and_is_flagged(fake_api, make_engine)
 
 
 async def test_invalid_tool_input_is_explained_to_the_model(fake_api, make_engine):
-    server = fake_api({"turns": [
-        {"content": [{"type": "tool_use", "id": "toolu_bad", "name": "Read",
-                      "input": {"offset": "ten", "bogus": True}}]},
-        {"content": [{"type": "text", "text": "sorry"}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": "toolu_bad",
+                            "name": "Read",
+                            "input": {"offset": "ten", "bogus": True},
+                        }
+                    ]
+                },
+                {"content": [{"type": "text", "text": "sorry"}]},
+            ]
+        }
+    )
     engine = make_engine(server)
     messages = await collect(engine, "read")
     block = next(m for m in messages if m["type"] == "user")["message"]["content"][0]
@@ -197,13 +263,19 @@ async def test_invalid_tool_input_is_explained_to_the_model(fake_api, make_engin
 async def test_unknown_tool_and_denied_read_outside_project(fake_api, make_engine, tmp_path: Path):
     outside = tmp_path / "secret.txt"
     outside.write_text("s3cret")
-    server = fake_api({"turns": [
-        {"content": [
-            {"type": "tool_use", "id": "toolu_x", "name": "Teleport", "input": {}},
-            {"type": "tool_use", "id": "toolu_y", "name": "Read", "input": {"file_path": str(outside)}},
-        ]},
-        {"content": [{"type": "text", "text": "ok"}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "content": [
+                        {"type": "tool_use", "id": "toolu_x", "name": "Teleport", "input": {}},
+                        {"type": "tool_use", "id": "toolu_y", "name": "Read", "input": {"file_path": str(outside)}},
+                    ]
+                },
+                {"content": [{"type": "text", "text": "ok"}]},
+            ]
+        }
+    )
     engine = make_engine(server)
     messages = await collect(engine, "go")
     blocks = [b for m in messages if m["type"] == "user" for b in m["message"]["content"]]
@@ -217,9 +289,13 @@ async def test_unknown_tool_and_denied_read_outside_project(fake_api, make_engin
 
 
 async def test_api_error_ends_the_run_with_an_error_result(fake_api, make_engine):
-    server = fake_api({"turns": [
-        {"fault": {"kind": "http", "status": 400, "message": "something is off"}},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {"fault": {"kind": "http", "status": 400, "message": "something is off"}},
+            ]
+        }
+    )
     engine = make_engine(server)
     messages = await collect(engine, "hi")
     result = _result(messages)
@@ -232,13 +308,25 @@ async def test_api_error_ends_the_run_with_an_error_result(fake_api, make_engine
 
 
 async def test_dropped_stream_after_a_tool_use_is_retried_without_duplicates(fake_api, make_engine, project: Path):
-    server = fake_api({"turns": [
-        {"content": [
-            {"type": "tool_use", "id": "toolu_d", "name": "Read", "input": {"file_path": str(project / "README.md")}},
-            {"type": "text", "text": "and some more text that never arrives", "chunks": 10},
-        ], "fault": {"kind": "drop", "after_events": 8}},
-        {"content": [{"type": "text", "text": "second try"}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": "toolu_d",
+                            "name": "Read",
+                            "input": {"file_path": str(project / "README.md")},
+                        },
+                        {"type": "text", "text": "and some more text that never arrives", "chunks": 10},
+                    ],
+                    "fault": {"kind": "drop", "after_events": 8},
+                },
+                {"content": [{"type": "text", "text": "second try"}]},
+            ]
+        }
+    )
     engine = make_engine(server, include_partial_messages=True)
     messages = await collect(engine, "read")
     result = _result(messages)
@@ -248,8 +336,10 @@ async def test_dropped_stream_after_a_tool_use_is_retried_without_duplicates(fak
     assert any(m.get("subtype") == "stream_discarded" for m in messages)
     # the dropped attempt's tool call never ran and never entered the conversation
     assert not any(m["type"] == "user" for m in messages)
-    assert engine.messages == [{"role": "user", "content": "read"},
-                               {"role": "assistant", "content": [{"type": "text", "text": "second try"}]}]
+    assert engine.messages == [
+        {"role": "user", "content": "read"},
+        {"role": "assistant", "content": [{"type": "text", "text": "second try"}]},
+    ]
     assert server.requests[1].body["messages"] == [{"role": "user", "content": "read"}]
 
 
@@ -270,12 +360,24 @@ class ExplodingClient:
 
 
 async def test_unexpected_error_gives_a_result_and_a_debug_log(fake_api, make_engine, project: Path, hermetic_home):
-    server = fake_api({"turns": [
-        {"content": [{"type": "tool_use", "id": "toolu_e", "name": "Read",
-                      "input": {"file_path": str(project / "README.md")}},
-                     {"type": "text", "text": "more"}]},
-        {"content": [{"type": "text", "text": "recovered"}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": "toolu_e",
+                            "name": "Read",
+                            "input": {"file_path": str(project / "README.md")},
+                        },
+                        {"type": "text", "text": "more"},
+                    ]
+                },
+                {"content": [{"type": "text", "text": "recovered"}]},
+            ]
+        }
+    )
     engine = make_engine(server)
     engine.config.client = ExplodingClient(engine.config.client)
     messages = await collect(engine, "go")
@@ -293,10 +395,16 @@ async def test_unexpected_error_gives_a_result_and_a_debug_log(fake_api, make_en
 async def test_permission_mode_switch_reaches_the_policy_behind_hooks(fake_api, make_engine, project: Path):
     target = project / "note.txt"
     write = {"type": "tool_use", "name": "Write", "input": {"file_path": str(target), "content": "hi\n"}}
-    server = fake_api({"turns": [
-        {"content": [{**write, "id": "toolu_w1"}]}, {"content": [{"type": "text", "text": "denied"}]},
-        {"content": [{**write, "id": "toolu_w2"}]}, {"content": [{"type": "text", "text": "written"}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {"content": [{**write, "id": "toolu_w1"}]},
+                {"content": [{"type": "text", "text": "denied"}]},
+                {"content": [{**write, "id": "toolu_w2"}]},
+                {"content": [{"type": "text", "text": "written"}]},
+            ]
+        }
+    )
     hooks = json.dumps({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]}})
     engine = make_engine(server, settings_flag=hooks)
     first = _result(await collect(engine, "write it"))

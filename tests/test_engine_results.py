@@ -45,8 +45,15 @@ async def test_pause_turn_is_sent_back_and_continued(fake_api, make_engine):
 
 
 async def test_api_error_result_has_the_error_text_status_and_reason(fake_api, make_engine):
-    engine = make_engine(fake_api({"turns": [
-        {"fault": {"kind": "http", "status": 400, "error_type": "invalid_request_error", "message": "nope"}}]}))
+    engine = make_engine(
+        fake_api(
+            {
+                "turns": [
+                    {"fault": {"kind": "http", "status": 400, "error_type": "invalid_request_error", "message": "nope"}}
+                ]
+            }
+        )
+    )
     result = (await collect(engine, "hi"))[-1]
     assert result["is_error"] and result["result"].startswith("API Error:") and "nope" in result["result"]
     assert result["terminal_reason"] == "api_error" and result["api_error_status"] == 400

@@ -13,8 +13,16 @@ from agentcli.tools.read import ReadTool
 
 
 def engine_for(model: ScriptedModel, project: Path, **config: Any) -> QueryEngine:
-    return QueryEngine(EngineConfig(client=model, registry=ToolRegistry([ReadTool()]), tool_env=ToolEnv(project),
-                                    model="claude-sonnet-5-5", retry_policy=RetryPolicy(base_delay_s=0), **config))
+    return QueryEngine(
+        EngineConfig(
+            client=model,
+            registry=ToolRegistry([ReadTool()]),
+            tool_env=ToolEnv(project),
+            model="claude-sonnet-5-5",
+            retry_policy=RetryPolicy(base_delay_s=0),
+            **config,
+        )
+    )
 
 
 async def submit(engine: QueryEngine, prompt: str) -> list[dict[str, Any]]:
@@ -22,11 +30,18 @@ async def submit(engine: QueryEngine, prompt: str) -> list[dict[str, Any]]:
 
 
 async def test_a_turn_with_a_tool_gives_a_result_with_summed_usage(project: Path):
-    model = ScriptedModel([
-        {"content": [{"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "README.md"}}],
-         "usage": {"input_tokens": 100, "output_tokens": 20, "cache_read_input_tokens": 50}},
-        {"content": [{"type": "text", "text": "It is a demo."}], "usage": {"input_tokens": 130, "output_tokens": 8}},
-    ])
+    model = ScriptedModel(
+        [
+            {
+                "content": [{"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "README.md"}}],
+                "usage": {"input_tokens": 100, "output_tokens": 20, "cache_read_input_tokens": 50},
+            },
+            {
+                "content": [{"type": "text", "text": "It is a demo."}],
+                "usage": {"input_tokens": 130, "output_tokens": 8},
+            },
+        ]
+    )
     engine = engine_for(model, project)
     messages = await submit(engine, "what is this project?")
     assert [m["type"] for m in messages] == ["system", "assistant", "user", "assistant", "result"]
@@ -50,9 +65,18 @@ async def test_the_next_prompt_repeats_the_history_byte_for_byte(project: Path):
 
 
 async def test_max_turns_ends_with_its_own_subtype(project: Path):
-    model = ScriptedModel({"turns": [
-        {"content": [{"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "README.md"}}]},
-    ], "on_exhausted": "repeat_last"})
+    model = ScriptedModel(
+        {
+            "turns": [
+                {
+                    "content": [
+                        {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "README.md"}}
+                    ]
+                },
+            ],
+            "on_exhausted": "repeat_last",
+        }
+    )
     engine = engine_for(model, project, max_turns=2)
     result = (await submit(engine, "loop forever"))[-1]
     assert result["subtype"] == "error_max_turns" and result["is_error"] is True

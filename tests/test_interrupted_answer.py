@@ -23,6 +23,7 @@ async def _interrupt_mid_answer(engine) -> list[dict]:
             seen.append(message)
 
     task = asyncio.create_task(run())
+
     def text_deltas() -> int:
         return sum(1 for m in seen if m["type"] == "stream_event" and m["event"].get("type") == "content_block_delta")
 
@@ -34,10 +35,14 @@ async def _interrupt_mid_answer(engine) -> list[dict]:
 
 
 async def test_the_partial_answer_is_kept_and_marked(fake_api, make_engine, project):
-    server = fake_api({"turns": [
-        {"content": [{"type": "text", "text": FULL, "chunks": 80}], "delay_ms": 25},
-        {"content": [{"type": "text", "text": "Where was I?"}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {"content": [{"type": "text", "text": FULL, "chunks": 80}], "delay_ms": 25},
+                {"content": [{"type": "text", "text": "Where was I?"}]},
+            ]
+        }
+    )
     engine = make_engine(server, include_partial_messages=True)
     seen = await _interrupt_mid_answer(engine)
     assert seen[-1]["errors"] == ["Interrupted by user"]
@@ -46,8 +51,11 @@ async def test_the_partial_answer_is_kept_and_marked(fake_api, make_engine, proj
     partial = kept[0]["message"]["content"][0]["text"]
     assert partial and FULL.startswith(partial) and partial != FULL
     assert seen[-2]["type"] == "user" and seen[-2]["message"]["content"] == MARKER["content"]
-    history = [{"role": "user", "content": "tell me a story"},
-               {"role": "assistant", "content": [{"type": "text", "text": partial}]}, MARKER]
+    history = [
+        {"role": "user", "content": "tell me a story"},
+        {"role": "assistant", "content": [{"type": "text", "text": partial}]},
+        MARKER,
+    ]
     assert engine.messages == history
 
     follow_up = await collect(engine, "go on")
@@ -56,18 +64,24 @@ async def test_the_partial_answer_is_kept_and_marked(fake_api, make_engine, proj
 
     # the transcript gives back the same history (what --continue resumes and shows), and /export has it all
     [path] = sessions_dir(project).glob("*.jsonl")
-    assert load_transcript(path).messages == [*history, {"role": "user", "content": "go on"},
-                                              {"role": "assistant", "content": [{"type": "text",
-                                                                                 "text": "Where was I?"}]}]
+    assert load_transcript(path).messages == [
+        *history,
+        {"role": "user", "content": "go on"},
+        {"role": "assistant", "content": [{"type": "text", "text": "Where was I?"}]},
+    ]
     exported = conversation_markdown(engine.messages)
     assert f"## agentcli\n\n{partial}" in exported and INTERRUPTED_MARKER in exported
 
 
 async def test_an_interrupt_before_any_text_adds_only_the_marker(fake_api, make_engine):
-    server = fake_api({"turns": [
-        {"content": [{"type": "text", "text": "late"}], "first_byte_delay_ms": 30000},
-        {"content": [{"type": "text", "text": "ok"}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {"content": [{"type": "text", "text": "late"}], "first_byte_delay_ms": 30000},
+                {"content": [{"type": "text", "text": "ok"}]},
+            ]
+        }
+    )
     engine = make_engine(server)
     task = asyncio.create_task(collect(engine, "hello"))
     while not server.requests:

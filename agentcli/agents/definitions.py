@@ -59,12 +59,17 @@ def read_agent(path: Path, source: str) -> AgentDefinition:
     name = str(meta.get("name") or path.stem).strip()
     description = str(meta.get("description") or "").strip()
     if not description:
-        raise FrontMatterError(f"{path}: an agent needs a description (front matter key \"description\")")
+        raise FrontMatterError(f'{path}: an agent needs a description (front matter key "description")')
     tools = name_list(meta.get("tools"))
     model = meta.get("model")
-    return AgentDefinition(name, description, document.body.strip() or _GENERAL_PROMPT,
-                           tuple(tools) if tools is not None else None, str(model) if model else None,
-                           f"{source}: {path}")
+    return AgentDefinition(
+        name,
+        description,
+        document.body.strip() or _GENERAL_PROMPT,
+        tuple(tools) if tools is not None else None,
+        str(model) if model else None,
+        f"{source}: {path}",
+    )
 
 
 def agents_in(folder: Path, source: str, problems: list[str]) -> list[AgentDefinition]:
@@ -84,8 +89,16 @@ def from_sdk(agents: dict[str, Any]) -> list[AgentDefinition]:
     out = []
     for name, spec in agents.items():
         tools = name_list(spec.get("tools"))
-        out.append(AgentDefinition(name, str(spec.get("description", "")), str(spec.get("prompt", "")),
-                                   tuple(tools) if tools is not None else None, spec.get("model"), "sdk"))
+        out.append(
+            AgentDefinition(
+                name,
+                str(spec.get("description", "")),
+                str(spec.get("prompt", "")),
+                tuple(tools) if tools is not None else None,
+                spec.get("model"),
+                "sdk",
+            )
+        )
     return out
 
 

@@ -65,8 +65,13 @@ class SubagentHooks:
         self.block_cap = hooks.block_cap
 
     async def stop(self, last_assistant_text: str, stop_hook_active: bool) -> StopVerdict:
-        return await self._hooks.stop(last_assistant_text, stop_hook_active, event="SubagentStop",
-                                      fields=self._fields, match_value=self._agent_type)
+        return await self._hooks.stop(
+            last_assistant_text,
+            stop_hook_active,
+            event="SubagentStop",
+            fields=self._fields,
+            match_value=self._agent_type,
+        )
 
     async def post_tool_use(self, tool_use: dict[str, Any], finished: ToolFinished) -> list[str]:
         return await self._hooks.post_tool_use(tool_use, finished)
@@ -93,8 +98,9 @@ class _SideTranscript:
             self._store.close()
 
 
-async def run_subagent(context: SubagentContext, definition: AgentDefinition, prompt: str,
-                       call: ToolCall) -> ToolOutput:
+async def run_subagent(
+    context: SubagentContext, definition: AgentDefinition, prompt: str, call: ToolCall
+) -> ToolOutput:
     """Run the agent to its final answer; its text is the Task result."""
     started = time.monotonic()
     agent_id = uuid.uuid4().hex[:17]
@@ -104,25 +110,37 @@ async def run_subagent(context: SubagentContext, definition: AgentDefinition, pr
     context_notes: list[str] = []
     hooks = None
     if context.hooks is not None:
-        outcome = await context.hooks.runner.run("SubagentStart", {"agent_id": agent_id,
-                                                                   "agent_type": definition.name},
-                                                 match_value=definition.name)
+        outcome = await context.hooks.runner.run(
+            "SubagentStart", {"agent_id": agent_id, "agent_type": definition.name}, match_value=definition.name
+        )
         context_notes = outcome.additional_context
-        hooks = SubagentHooks(context.hooks, {"agent_id": agent_id, "agent_type": definition.name,
-                                              "agent_transcript_path": str(side.path or "")}, definition.name)
+        hooks = SubagentHooks(
+            context.hooks,
+            {"agent_id": agent_id, "agent_type": definition.name, "agent_transcript_path": str(side.path or "")},
+            definition.name,
+        )
     content: str | list[dict[str, Any]] = prompt
     if context_notes:
         content = [{"type": "text", "text": prompt}] + [
-            {"type": "text", "text": f"<system-reminder>\n{note}\n</system-reminder>"} for note in context_notes]
+            {"type": "text", "text": f"<system-reminder>\n{note}\n</system-reminder>"} for note in context_notes
+        ]
     first = {"role": "user", "content": content}
     side.record({"type": "user", "message": first, "parent_tool_use_id": None})
     params = QueryParams(
-        client=context.client, registry=_tools_for(context.registry, definition),
-        tool_env=ToolEnv(context.tool_env.project_dir, SessionToolState(shells=context.tool_env.state.shells),
-                         env=context.tool_env.env, scratch_dir=context.tool_env.scratch_dir),
-        model=model, conversation=Conversation([first]),
+        client=context.client,
+        registry=_tools_for(context.registry, definition),
+        tool_env=ToolEnv(
+            context.tool_env.project_dir,
+            SessionToolState(shells=context.tool_env.state.shells),
+            env=context.tool_env.env,
+            scratch_dir=context.tool_env.scratch_dir,
+        ),
+        model=model,
+        conversation=Conversation([first]),
         system=build_system_prompt(context.tool_env.project_dir, override=definition.prompt, model=model),
-        max_tokens=context.max_tokens, can_use_tool=context.can_use_tool, retry_policy=context.retry_policy,
+        max_tokens=context.max_tokens,
+        can_use_tool=context.can_use_tool,
+        retry_policy=context.retry_policy,
         hooks=hooks,
     )
     last_text = ""
@@ -142,28 +160,33 @@ async def run_subagent(context: SubagentContext, definition: AgentDefinition, pr
                     last_text = text or last_text
                 elif isinstance(event, ResponseWithheld):
                     _add(usage, event.message.get("usage") or {})
-                    call.nest(NestedMessage(None, (event.message.get("model") or model,
-                                                   event.message.get("usage") or {})))
+                    call.nest(
+                        NestedMessage(None, (event.message.get("model") or model, event.message.get("usage") or {}))
+                    )
                 elif isinstance(event, ToolResults):
                     for finished in event.finished:
                         out = {**sdk.tool_result_message(finished), "parent_tool_use_id": parent}
                         side.record(out)
                         call.nest(NestedMessage(out))
                 elif isinstance(event, UserInjected):
-                    side.record({"type": "user", "message": event.param, "parent_tool_use_id": parent,
-                                 "isMeta": True})
+                    side.record({"type": "user", "message": event.param, "parent_tool_use_id": parent, "isMeta": True})
                 elif isinstance(event, ToolStarted):
                     tool_uses += 1
-                    call.report(f"{tool_uses} tool use{'s' if tool_uses != 1 else ''} · {event.name}"
-                                f"{_key_input(event.input)}")
+                    call.report(
+                        f"{tool_uses} tool use{'s' if tool_uses != 1 else ''} · {event.name}{_key_input(event.input)}"
+                    )
                 elif isinstance(event, LoopEnded) and event.reason not in ("completed", "stop_hook_prevented"):
                     error = event.error or event.reason
     finally:
         side.close()
     structured = {
-        "status": "failed" if error else "completed", "agentId": agent_id, "agentType": definition.name,
-        "prompt": prompt, "totalDurationMs": int((time.monotonic() - started) * 1000),
-        "totalToolUseCount": tool_uses, "usage": usage,
+        "status": "failed" if error else "completed",
+        "agentId": agent_id,
+        "agentType": definition.name,
+        "prompt": prompt,
+        "totalDurationMs": int((time.monotonic() - started) * 1000),
+        "totalToolUseCount": tool_uses,
+        "usage": usage,
         "totalTokens": usage.get("input_tokens", 0) + usage.get("output_tokens", 0),
         "transcriptPath": str(side.path) if side.path else None,
     }

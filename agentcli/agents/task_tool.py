@@ -44,9 +44,11 @@ class TaskTool(Tool):
 
     @property
     def description(self) -> str:  # type: ignore[override]
-        agents = "\n".join(f"- {agent.name}: {agent.description}"
-                           + (f" (Tools: {', '.join(agent.tools)})" if agent.tools is not None else " (Tools: *)")
-                           for agent in self.catalog.agents.values())
+        agents = "\n".join(
+            f"- {agent.name}: {agent.description}"
+            + (f" (Tools: {', '.join(agent.tools)})" if agent.tools is not None else " (Tools: *)")
+            for agent in self.catalog.agents.values()
+        )
         return _USAGE + agents
 
     def is_read_only(self, tool_input: Any) -> bool:

@@ -16,8 +16,13 @@ USAGE_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "c
 """The four counters that cost and context accounting add up."""
 
 DELTA_USAGE_KEYS = (
-    "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "server_tool_use",
-    "output_tokens_details", "iterations", "fallback_credit",
+    "input_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+    "server_tool_use",
+    "output_tokens_details",
+    "iterations",
+    "fallback_credit",
 )
 """Cumulative totals a ``message_delta`` may carry; when present they replace the ``message_start`` value."""
 
@@ -197,8 +202,13 @@ class MessageAccumulator:
     def message(self) -> dict[str, Any]:
         """The assistant message as the API would return it (only finished blocks)."""
         message = {
-            "id": None, "type": "message", "role": "assistant", "model": None, "stop_reason": None,
-            "stop_sequence": None, **self._message,
+            "id": None,
+            "type": "message",
+            "role": "assistant",
+            "model": None,
+            "stop_reason": None,
+            "stop_sequence": None,
+            **self._message,
         }
         message["content"] = self.complete_blocks
         message["usage"] = dict(self.usage)

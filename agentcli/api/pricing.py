@@ -63,12 +63,16 @@ def cost_usd(model: str, usage: dict[str, Any]) -> float | None:
     price = price_for(model)
     if price is None:
         return None
-    return web_searches(usage) * WEB_SEARCH_USD + (
-        (usage.get("input_tokens") or 0) * price.input
-        + (usage.get("output_tokens") or 0) * price.output
-        + (usage.get("cache_creation_input_tokens") or 0) * price.cache_write
-        + (usage.get("cache_read_input_tokens") or 0) * price.cache_read
-    ) / PER_MILLION
+    return (
+        web_searches(usage) * WEB_SEARCH_USD
+        + (
+            (usage.get("input_tokens") or 0) * price.input
+            + (usage.get("output_tokens") or 0) * price.output
+            + (usage.get("cache_creation_input_tokens") or 0) * price.cache_write
+            + (usage.get("cache_read_input_tokens") or 0) * price.cache_read
+        )
+        / PER_MILLION
+    )
 
 
 CONTEXT_WINDOW = 200_000

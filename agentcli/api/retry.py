@@ -38,6 +38,7 @@ class RetryPolicy:
     @classmethod
     def from_env(cls, fallback_models: tuple[str, ...] = (), max_retries: int | None = None) -> RetryPolicy:
         """Knobs: ``AGENTCLI_MAX_RETRIES``; ``AGENTCLI_RETRY_BASE_DELAY_MS`` / ``_MAX_DELAY_MS`` (for tests)."""
+
         def env_int(name: str) -> int | None:
             raw = os.environ.get(name)
             try:
@@ -49,8 +50,9 @@ class RetryPolicy:
         base = env_int("AGENTCLI_RETRY_BASE_DELAY_MS")
         cap = env_int("AGENTCLI_RETRY_MAX_DELAY_MS")
         return cls(
-            max_retries=max(0, retries if retries is not None else (
-                max_retries if max_retries is not None else DEFAULT_MAX_RETRIES)),
+            max_retries=max(
+                0, retries if retries is not None else (max_retries if max_retries is not None else DEFAULT_MAX_RETRIES)
+            ),
             base_delay_s=base / 1000 if base is not None else BASE_DELAY_S,
             max_delay_s=cap / 1000 if cap is not None else MAX_DELAY_S,
             fallback_models=fallback_models,
@@ -124,8 +126,9 @@ def should_retry(error: ApiError) -> bool:
     return error_category(error) in RETRYABLE_CATEGORIES
 
 
-def decide(error: ApiError, retries: int, overloaded: int, policy: RetryPolicy, has_fallback: bool,
-           rng: random.Random) -> Decision:
+def decide(
+    error: ApiError, retries: int, overloaded: int, policy: RetryPolicy, has_fallback: bool, rng: random.Random
+) -> Decision:
     """What to do after ``error``: ``retries`` already made, ``overloaded`` 529s seen in a row (this one counted).
 
     A fallback model is a different request, not a retry: an overloaded model the API says not to retry, or one
@@ -169,8 +172,10 @@ def strip_thinking(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for message in messages:
         content = message.get("content")
-        if message.get("role") == "assistant" and isinstance(content, list) and any(
-            block.get("type") in ("thinking", "redacted_thinking") for block in content
+        if (
+            message.get("role") == "assistant"
+            and isinstance(content, list)
+            and any(block.get("type") in ("thinking", "redacted_thinking") for block in content)
         ):
             kept = [block for block in content if block.get("type") not in ("thinking", "redacted_thinking")]
             if not kept:
@@ -205,15 +210,16 @@ class AttemptLoop:
                     overloaded += 1
                 else:
                     overloaded = 0
-                remaining = self.policy.fallback_models[self.fallbacks_used:]
+                remaining = self.policy.fallback_models[self.fallbacks_used :]
                 decision = decide(error, retries, overloaded, self.policy, bool(remaining), self.rng)
                 if decision.action == "fail":
                     raise
                 if decision.action == "fallback":
                     self.fallbacks_used += 1
                     switched = SwitchedModel(request.model, remaining[0], emitted)
-                    request = replace(request, model=remaining[0], messages=strip_thinking(request.messages),
-                                      thinking=None)
+                    request = replace(
+                        request, model=remaining[0], messages=strip_thinking(request.messages), thinking=None
+                    )
                     overloaded = 0
                     yield switched
                     continue

@@ -30,12 +30,25 @@ def session_registry(engine: Any = None) -> CommandRegistry:
     custom = getattr(getattr(config, "commands", None), "commands", None) or []
     for command in custom:
         if registry.find(command.name) is None:
-            registry.add(Command(command.name, command.description or f"Custom command ({command.scope})",
-                                 _submit_as_prompt(command.name), argument_hint=command.argument_hint or "",
-                                 source=command.scope))
+            registry.add(
+                Command(
+                    command.name,
+                    command.description or f"Custom command ({command.scope})",
+                    _submit_as_prompt(command.name),
+                    argument_hint=command.argument_hint or "",
+                    source=command.scope,
+                )
+            )
     for prompt in getattr(config, "mcp_prompts", None) or []:
-        registry.add(Command(prompt.name, prompt.description or "MCP prompt", _submit_as_prompt(prompt.name),
-                             argument_hint=getattr(prompt, "argument_hint", "") or "", source="mcp"))
+        registry.add(
+            Command(
+                prompt.name,
+                prompt.description or "MCP prompt",
+                _submit_as_prompt(prompt.name),
+                argument_hint=getattr(prompt, "argument_hint", "") or "",
+                source="mcp",
+            )
+        )
     return registry
 
 

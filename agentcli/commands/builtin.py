@@ -194,8 +194,13 @@ async def _exit(face: CommandFace, argument: str) -> None:
 
 BUILTIN_COMMANDS = (
     Command("help", "Show keys and commands", _help),
-    Command("clear", "Start a new, empty session (this one stays resumable)", _clear, aliases=("new", "reset"),
-            faces=(*INTERACTIVE, "stream-json")),
+    Command(
+        "clear",
+        "Start a new, empty session (this one stays resumable)",
+        _clear,
+        aliases=("new", "reset"),
+        faces=(*INTERACTIVE, "stream-json"),
+    ),
     Command("compact", "Summarise the conversation to free context", _compact, argument_hint="[focus]"),
     Command("context", "Show how full the model's context is", _context),
     Command("cost", "Show this session's cost and token use", _cost),
@@ -210,8 +215,13 @@ BUILTIN_COMMANDS = (
     Command("init", "Write an AGENTS.md with this project's commands and conventions", _init),
     Command("export", "Save the conversation as Markdown", _export, argument_hint="[FILE]"),
     Command("theme", "Switch the colour theme", _theme, argument_hint="[NAME]", faces=("tui",)),
-    Command("rewind", "Go back to an earlier prompt: conversation, files, or both", _rewind, aliases=("checkpoint",),
-            faces=INTERACTIVE),
+    Command(
+        "rewind",
+        "Go back to an earlier prompt: conversation, files, or both",
+        _rewind,
+        aliases=("checkpoint",),
+        faces=INTERACTIVE,
+    ),
     Command("transcript", "Open the detailed transcript (ctrl+o)", _transcript, faces=("tui",)),
     Command("exit", "Leave agentcli (ctrl+d twice)", _exit, aliases=("quit",), faces=INTERACTIVE),
 )

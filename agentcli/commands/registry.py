@@ -80,9 +80,14 @@ class CommandRegistry:
         if not text.startswith("/") or "\n" in text or " " in text:
             return []
         name = text[1:]
-        return [(f"/{c.name}" + (" " if c.argument_hint else ""),
-                 f"{c.description}" + (f"  {c.argument_hint}" if c.argument_hint else ""))
-                for c in self.commands(face) if c.name.startswith(name) or any(a.startswith(name) for a in c.aliases)]
+        return [
+            (
+                f"/{c.name}" + (" " if c.argument_hint else ""),
+                f"{c.description}" + (f"  {c.argument_hint}" if c.argument_hint else ""),
+            )
+            for c in self.commands(face)
+            if c.name.startswith(name) or any(a.startswith(name) for a in c.aliases)
+        ]
 
     def help_lines(self, face: str | None = None) -> list[str]:
         width = max((len(c.name) + len(c.argument_hint) for c in self.commands(face)), default=0) + 3

@@ -16,9 +16,11 @@ BAR_WIDTH = 40
 
 def cost_report(engine: Any) -> str:
     usage = engine.total_usage
-    return (f"Session cost ${engine.total_cost_usd:.4f} · input {usage.get('input_tokens', 0):,} · output "
-            f"{usage.get('output_tokens', 0):,} · cache read {usage.get('cache_read_input_tokens', 0):,} · "
-            f"cache write {usage.get('cache_creation_input_tokens', 0):,} tokens")
+    return (
+        f"Session cost ${engine.total_cost_usd:.4f} · input {usage.get('input_tokens', 0):,} · output "
+        f"{usage.get('output_tokens', 0):,} · cache read {usage.get('cache_read_input_tokens', 0):,} · "
+        f"cache write {usage.get('cache_creation_input_tokens', 0):,} tokens"
+    )
 
 
 def shown_path(path: str | Path, cwd: Path) -> str:
@@ -28,7 +30,7 @@ def shown_path(path: str | Path, cwd: Path) -> str:
         return str(Path(path).relative_to(cwd))
     except ValueError:
         home = str(Path.home())
-        return "~" + path[len(home):] if path.startswith(home + os.sep) else path
+        return "~" + path[len(home) :] if path.startswith(home + os.sep) else path
 
 
 def status_report(engine: Any, options: Any, cwd: Path) -> tuple[str, str]:
@@ -60,8 +62,10 @@ def permissions_report(engine: Any) -> tuple[str, str]:
             lines.append(behavior.capitalize())
             lines += [f"  {rule}   ({rule.source})" for rule in chosen]
     if not rules:
-        lines.append('No rules: add "permissions": {"allow": [...], "deny": [...]} to a settings file, or answer '
-                     '"allow for this session" at a prompt.')
+        lines.append(
+            'No rules: add "permissions": {"allow": [...], "deny": [...]} to a settings file, or answer '
+            '"allow for this session" at a prompt.'
+        )
     lines.append("shift+tab switches the mode: default → acceptEdits → plan → bypassPermissions.")
     return f"Permission mode: {engine.config.permission_mode}", "\n".join(lines)
 
@@ -106,10 +110,12 @@ def hooks_report(settings: Any, cwd: Path) -> tuple[str, str]:
             lines.append(f"  matcher {matcher} · timeout {hook.timeout_s:g} s · {shown_path(hook.source, cwd)}")
             lines.append(f"    $ {hook.command}")
     if skipped:
-        lines.append(f"{skipped} project hook(s) skipped: this folder is not trusted "
-                     "(restart agentcli and answer yes, or use --trust-project).")
+        lines.append(
+            f"{skipped} project hook(s) skipped: this folder is not trusted "
+            "(restart agentcli and answer yes, or use --trust-project)."
+        )
     if not hooks:
-        title = "No hooks configured" + ("" if skipped else " (add them under \"hooks\" in a settings file)")
+        title = "No hooks configured" + ("" if skipped else ' (add them under "hooks" in a settings file)')
     else:
         title = f"Hooks ({len(hooks)})"
     return title, "\n".join(lines)

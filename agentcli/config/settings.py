@@ -211,12 +211,14 @@ def load_settings(project_dir: Path, flag: str | None = None, *, trusted: bool |
             layers.append(parse_settings(text, origin, source))
         except SettingsError as exc:
             loaded.errors.append(exc)
-    return _combine(layers, loaded.errors, trusted=is_trusted(project_dir) if trusted is None else trusted,
-                    project_dir=project_dir)
+    return _combine(
+        layers, loaded.errors, trusted=is_trusted(project_dir) if trusted is None else trusted, project_dir=project_dir
+    )
 
 
-def _combine(source_layers: list[SettingsLayer], errors: list[SettingsError], *, trusted: bool,
-             project_dir: Path | None = None) -> LoadedSettings:
+def _combine(
+    source_layers: list[SettingsLayer], errors: list[SettingsError], *, trusted: bool, project_dir: Path | None = None
+) -> LoadedSettings:
     """Filter project-scope layers unless ``trusted``, then merge."""
     loaded = LoadedSettings(errors=errors, trusted=trusted, source_layers=source_layers)
     merged: dict[str, Any] = {}

@@ -15,9 +15,20 @@ from agentcli.config.inputs import InputFileError, load_json
 from agentcli.config.paths import config_dir
 from agentcli.files.atomic import atomic_write_text
 
-RUNS_CODE = ("hooks", "env", "apiKeyHelper", "statusLine", "awsAuthRefresh", "awsCredentialExport",
-             "otelHeadersHelper", "mcpServers", "enableAllProjectMcpServers", "enabledMcpjsonServers",
-             "enabledPlugins", "extraKnownMarketplaces")
+RUNS_CODE = (
+    "hooks",
+    "env",
+    "apiKeyHelper",
+    "statusLine",
+    "awsAuthRefresh",
+    "awsCredentialExport",
+    "otelHeadersHelper",
+    "mcpServers",
+    "enableAllProjectMcpServers",
+    "enabledMcpjsonServers",
+    "enabledPlugins",
+    "extraKnownMarketplaces",
+)
 """Top-level keys that start programs or change how they start: an untrusted project gets none of them."""
 WIDENING_PERMISSIONS = ("allow", "additionalDirectories")
 SAFE_MODES = frozenset({"default", "plan"})
@@ -90,8 +101,11 @@ def withhold_untrusted(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]
         for key in WIDENING_PERMISSIONS:
             if permissions.get(key):
                 size = len(permissions[key]) if isinstance(permissions[key], list) else 1
-                withheld.append(_plural(size, "allow rule") if key == "allow"
-                                else _plural(size, "additional directory", "additional directories"))
+                withheld.append(
+                    _plural(size, "allow rule")
+                    if key == "allow"
+                    else _plural(size, "additional directory", "additional directories")
+                )
             permissions.pop(key, None)
         mode = permissions.get("defaultMode")
         if mode is not None and mode not in SAFE_MODES:
@@ -112,5 +126,7 @@ def untrusted_notice(withheld: dict[str, list[str]]) -> str | None:
     if not withheld:
         return None
     parts = "; ".join(f"{path}: {', '.join(items)}" for path, items in withheld.items())
-    return (f"this folder is not trusted, so agentcli ignored part of its project settings ({parts}); "
-            "run with --trust-project to use them")
+    return (
+        f"this folder is not trusted, so agentcli ignored part of its project settings ({parts}); "
+        "run with --trust-project to use them"
+    )

@@ -51,8 +51,10 @@ def memory_prompt(project_dir: Path) -> str | None:
     files = memory_files(project_dir)
     if not files:
         return None
-    parts = ["Instructions from the user's memory files follow. They take precedence over the defaults above; "
-             "later files are more specific than earlier ones."]
+    parts = [
+        "Instructions from the user's memory files follow. They take precedence over the defaults above; "
+        "later files are more specific than earlier ones."
+    ]
     for item in files:
         note = " (cut: the file is longer)" if item.truncated else ""
         parts.append(f'<memory path="{item.path}"{note}>\n{item.text.strip()}\n</memory>')

@@ -35,9 +35,7 @@ def build_system_prompt(
             f"Working directory: {project_dir}\n"
             f"Is a git repository: {(project_dir / '.git').exists()}\n"
             f"Platform: {platform.system().lower()}\n"
-            f"Today's date: {today}\n"
-            + (f"Model: {model}\n" if model else "")
-            + "</env>"
+            f"Today's date: {today}\n" + (f"Model: {model}\n" if model else "") + "</env>"
         )
     memory = memory_prompt(project_dir)
     if memory:

@@ -90,5 +90,7 @@ def estimate_system(system: str | list[dict[str, Any]] | None) -> int:
 
 def usage_context_tokens(usage: dict[str, Any]) -> int:
     """What a response says the context held: everything read (cached or not) plus what was written."""
-    return sum(int(usage.get(key) or 0) for key in (
-        "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens"))
+    return sum(
+        int(usage.get(key) or 0)
+        for key in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens")
+    )

@@ -21,13 +21,16 @@ _BOMS = (  # longest first: the UTF-32-LE BOM starts with the UTF-16-LE one
     (codecs.BOM_UTF16_LE, "utf-16-le"),
     (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
-_UTF8_SEQUENCE = re.compile(
-    rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}"
-)
+_UTF8_SEQUENCE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
 _LONE_LF = re.compile(r"(?<!\r)\n")
 NAMES = {
-    UTF8: "UTF-8", "utf-16-le": "UTF-16 LE", "utf-16-be": "UTF-16 BE", "utf-32-le": "UTF-32 LE",
-    "utf-32-be": "UTF-32 BE", "cp1252": "Windows-1252", "latin-1": "Latin-1",
+    UTF8: "UTF-8",
+    "utf-16-le": "UTF-16 LE",
+    "utf-16-be": "UTF-16 BE",
+    "utf-32-le": "UTF-32 LE",
+    "utf-32-be": "UTF-32 BE",
+    "cp1252": "Windows-1252",
+    "latin-1": "Latin-1",
 }
 
 

@@ -13,8 +13,18 @@ HookCallback = Callable[[dict[str, Any]], Awaitable[Any]]
 """A hook that is a function, not a command (a driving program's callback): the hook's input in, its output out."""
 
 DEFAULT_TIMEOUT_S = 60.0
-EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "SessionStart",
-          "SessionEnd", "PreCompact", "Notification")
+EVENTS = (
+    "PreToolUse",
+    "PostToolUse",
+    "UserPromptSubmit",
+    "Stop",
+    "SubagentStart",
+    "SubagentStop",
+    "SessionStart",
+    "SessionEnd",
+    "PreCompact",
+    "Notification",
+)
 _EXACT = re.compile(r"^[A-Za-z0-9_|, -]*$")
 
 
@@ -55,8 +65,11 @@ def configured_hooks(layers: list[SettingsLayer]) -> list[ConfiguredHook]:
         for event, matchers in layer.settings.hooks.items():
             for group in matchers:
                 for hook in group.hooks:
-                    hooks.append(ConfiguredHook(event, group.matcher, hook.command,
-                                                hook.timeout or DEFAULT_TIMEOUT_S, layer.path))
+                    hooks.append(
+                        ConfiguredHook(
+                            event, group.matcher, hook.command, hook.timeout or DEFAULT_TIMEOUT_S, layer.path
+                        )
+                    )
     return hooks
 
 

@@ -45,9 +45,16 @@ class HookResult:
         return None
 
     def summary(self) -> dict[str, Any]:
-        return {"command": self.hook.command, "source": self.hook.source, "exit_code": self.exit_code,
-                "duration_ms": int(self.duration_s * 1000), "timed_out": self.timed_out, "error": self.error,
-                "stdout": self.stdout, "stderr": self.stderr}
+        return {
+            "command": self.hook.command,
+            "source": self.hook.source,
+            "exit_code": self.exit_code,
+            "duration_ms": int(self.duration_s * 1000),
+            "timed_out": self.timed_out,
+            "error": self.error,
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+        }
 
 
 @dataclass
@@ -92,8 +99,9 @@ class HookOutcome:
         """Context for the model: ``additionalContext``, and plain stdout where the event takes it."""
         context = [str(s["additionalContext"]) for s in self._specific() if s.get("additionalContext")]
         if self.event in ("UserPromptSubmit", "SessionStart"):
-            context += [r.stdout.strip() for r in self.results
-                        if r.exit_code == 0 and r.output is None and r.stdout.strip()]
+            context += [
+                r.stdout.strip() for r in self.results if r.exit_code == 0 and r.output is None and r.stdout.strip()
+            ]
         return context
 
     @property
@@ -184,15 +192,24 @@ class HookRunner:
     async def _run_one(self, hook: ConfiguredHook, stdin: bytes) -> HookResult:
         if hook.callback is not None:
             return await _call_back(hook, stdin)
-        env = {**os.environ, **self.env, "CLAUDE_PROJECT_DIR": str(self.project_dir),
-               "AGENTCLI_PROJECT_DIR": str(self.project_dir)}
+        env = {
+            **os.environ,
+            **self.env,
+            "CLAUDE_PROJECT_DIR": str(self.project_dir),
+            "AGENTCLI_PROJECT_DIR": str(self.project_dir),
+        }
         if hook.plugin_root:
             env["CLAUDE_PLUGIN_ROOT"] = hook.plugin_root
         started = time.monotonic()
         try:
             process = await asyncio.create_subprocess_shell(
-                hook.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, cwd=self.project_dir, env=env, start_new_session=True,
+                hook.command,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=self.project_dir,
+                env=env,
+                start_new_session=True,
             )
         except OSError as exc:
             return HookResult(hook, None, "", "", time.monotonic() - started, error=f"could not start: {exc}")
@@ -207,8 +224,14 @@ class HookRunner:
         except asyncio.CancelledError:
             _kill_group(process)
             raise
-        result = HookResult(hook, process.returncode, stdout.decode(errors="replace"),
-                            stderr.decode(errors="replace"), time.monotonic() - started, timed_out)
+        result = HookResult(
+            hook,
+            process.returncode,
+            stdout.decode(errors="replace"),
+            stderr.decode(errors="replace"),
+            time.monotonic() - started,
+            timed_out,
+        )
         _judge(result)
         return result
 
@@ -233,13 +256,21 @@ async def _call_back(hook: ConfiguredHook, stdin: bytes) -> HookResult:
     try:
         output = await asyncio.wait_for(hook.callback(json.loads(stdin)), hook.timeout_s)
     except TimeoutError:
-        return HookResult(hook, None, "", "", time.monotonic() - started, timed_out=True,
-                          error=f"timed out after {hook.timeout_s:g} s")
+        return HookResult(
+            hook,
+            None,
+            "",
+            "",
+            time.monotonic() - started,
+            timed_out=True,
+            error=f"timed out after {hook.timeout_s:g} s",
+        )
     except Exception as exc:
         return HookResult(hook, None, "", "", time.monotonic() - started, error=f"failed: {exc}")
     text = json.dumps(output, ensure_ascii=False)
-    return HookResult(hook, 0, text, "", time.monotonic() - started,
-                      output=output if isinstance(output, dict) else None)
+    return HookResult(
+        hook, 0, text, "", time.monotonic() - started, output=output if isinstance(output, dict) else None
+    )
 
 
 async def _read_capped(stream: asyncio.StreamReader) -> bytes:

@@ -43,8 +43,13 @@ class LoopHooks(Protocol):
 
 
 def _summary(outcome: HookOutcome, **extra: Any) -> dict[str, Any]:
-    return {"hook_event": outcome.event, "hooks": [r.summary() for r in outcome.results],
-            "has_errors": bool(outcome.errors), "errors": outcome.errors, **extra}
+    return {
+        "hook_event": outcome.event,
+        "hooks": [r.summary() for r in outcome.results],
+        "has_errors": bool(outcome.errors),
+        "errors": outcome.errors,
+        **extra,
+    }
 
 
 class SessionHooks:
@@ -55,19 +60,26 @@ class SessionHooks:
         self.block_cap = block_cap or _env_cap() or DEFAULT_STOP_BLOCK_CAP
         self.halt: str | None = None
 
-    async def stop(self, last_assistant_text: str, stop_hook_active: bool, *, event: str = "Stop",
-                   fields: dict[str, Any] | None = None, match_value: str | None = None) -> StopVerdict:
+    async def stop(
+        self,
+        last_assistant_text: str,
+        stop_hook_active: bool,
+        *,
+        event: str = "Stop",
+        fields: dict[str, Any] | None = None,
+        match_value: str | None = None,
+    ) -> StopVerdict:
         """Stop hooks (or, for a sub-agent, ``SubagentStop`` with its ``fields``) judge a finished turn."""
         if not self.runner.has(event):
             return StopVerdict()
         outcome = await self.runner.run(
-            event, {"stop_hook_active": stop_hook_active, "last_assistant_message": last_assistant_text,
-                    **(fields or {})}, match_value=match_value,
+            event,
+            {"stop_hook_active": stop_hook_active, "last_assistant_message": last_assistant_text, **(fields or {})},
+            match_value=match_value,
         )
         verdict = StopVerdict(messages=outcome.system_messages)
         if outcome.results:
-            verdict.summary = _summary(outcome, prevented=outcome.prevent_continuation,
-                                       stop_reason=outcome.stop_reason)
+            verdict.summary = _summary(outcome, prevented=outcome.prevent_continuation, stop_reason=outcome.stop_reason)
         if outcome.prevent_continuation:
             verdict.prevent = True
             verdict.stop_reason = outcome.stop_reason
@@ -81,10 +93,16 @@ class SessionHooks:
         if not self.runner.has("PostToolUse") or finished.is_error:
             return []
         response = finished.structured if finished.structured is not None else finished.block.get("content")
-        outcome = await self.runner.run("PostToolUse", {
-            "tool_name": tool_use["name"], "tool_input": tool_use.get("input", {}),
-            "tool_use_id": tool_use["id"], "tool_response": response,
-        }, match_value=tool_use["name"])
+        outcome = await self.runner.run(
+            "PostToolUse",
+            {
+                "tool_name": tool_use["name"],
+                "tool_input": tool_use.get("input", {}),
+                "tool_use_id": tool_use["id"],
+                "tool_response": response,
+            },
+            match_value=tool_use["name"],
+        )
         if outcome.prevent_continuation:
             self.halt = outcome.stop_reason
         notes = [f"PostToolUse hook feedback:\n[{cmd}]: {msg}" for cmd, msg in outcome.blocking]
@@ -92,8 +110,11 @@ class SessionHooks:
         return notes
 
     async def pre_tool_use(self, tool_name: str, tool_input: dict[str, Any], tool_use_id: str) -> HookOutcome:
-        return await self.runner.run("PreToolUse", {"tool_name": tool_name, "tool_input": tool_input,
-                                                    "tool_use_id": tool_use_id}, match_value=tool_name)
+        return await self.runner.run(
+            "PreToolUse",
+            {"tool_name": tool_name, "tool_input": tool_input, "tool_use_id": tool_use_id},
+            match_value=tool_name,
+        )
 
     async def user_prompt_submit(self, prompt: str) -> HookOutcome:
         return await self.runner.run("UserPromptSubmit", {"prompt": prompt})

@@ -40,7 +40,7 @@ MAX_TOKENS_RECOVERY_MESSAGE = (
 )
 
 
-async def query(params: QueryParams) -> AsyncGenerator[LoopEvent, None]:
+async def query(params: QueryParams) -> AsyncGenerator[LoopEvent, None]:  # noqa: C901
     """Run one user submission to its end, yielding every event on the way. The last event is :class:`LoopEnded`."""
     conversation = params.conversation
     state = LoopState(model=params.model)
@@ -84,16 +84,20 @@ async def query(params: QueryParams) -> AsyncGenerator[LoopEvent, None]:
                     elif isinstance(event, SwitchedModel):
                         state.model = event.model
                         state.strip_thinking = True
-                        yield Notice("warning", {
-                            "level": "warning",
-                            "message": f"Switched to {event.model} due to high demand for {event.from_model}",
-                            "from_model": event.from_model,
-                            "model": event.model,
-                        })
+                        yield Notice(
+                            "warning",
+                            {
+                                "level": "warning",
+                                "message": f"Switched to {event.model} due to high demand for {event.from_model}",
+                                "from_model": event.from_model,
+                                "model": event.model,
+                            },
+                        )
             except ApiError as exc:
                 await executor.abort("Cancelled: the model request failed")
-                yield LoopEnded("prompt_too_long" if exc.is_prompt_too_long else "model_error", _describe(exc),
-                                exc.status)
+                yield LoopEnded(
+                    "prompt_too_long" if exc.is_prompt_too_long else "model_error", _describe(exc), exc.status
+                )
                 return
 
             response = accumulator.message()
@@ -143,8 +147,15 @@ async def query(params: QueryParams) -> AsyncGenerator[LoopEvent, None]:
                 state.stop_hook_blocks += 1
                 assert params.hooks is not None and verdict.feedback is not None
                 if state.stop_hook_blocks >= params.hooks.block_cap:
-                    yield Notice("warning", {"level": "warning", "message": (
-                        f"Stop hooks blocked {state.stop_hook_blocks} times in a row; ending the turn anyway")})
+                    yield Notice(
+                        "warning",
+                        {
+                            "level": "warning",
+                            "message": (
+                                f"Stop hooks blocked {state.stop_hook_blocks} times in a row; ending the turn anyway"
+                            ),
+                        },
+                    )
                     yield LoopEnded("completed")
                     return
                 feedback = {"role": "user", "content": [{"type": "text", "text": verdict.feedback}]}
@@ -159,8 +170,9 @@ async def query(params: QueryParams) -> AsyncGenerator[LoopEvent, None]:
                 content = [item.block for item in finished]
                 if params.hooks is not None:
                     uses = {b["id"]: b for b in param["content"] if b.get("type") == "tool_use"}
-                    notes = await asyncio.gather(*(params.hooks.post_tool_use(uses[f.tool_use_id], f)
-                                                   for f in finished))
+                    notes = await asyncio.gather(
+                        *(params.hooks.post_tool_use(uses[f.tool_use_id], f) for f in finished)
+                    )
                     content += [{"type": "text", "text": note} for group in notes for note in group]
                 results = {"role": "user", "content": content}
                 conversation.append(results)
@@ -192,14 +204,17 @@ def _stop_notices(verdict: StopVerdict) -> list[Notice]:
 
 
 def _retry_notice(event: Retrying) -> Notice:
-    return Notice("api_retry", {
-        "attempt": event.attempt,
-        "max_retries": event.max_retries,
-        "retry_delay_ms": int(event.delay_s * 1000),
-        "error_status": event.error.status,
-        "error": error_category(event.error),
-        "message": event.error.message,
-    })
+    return Notice(
+        "api_retry",
+        {
+            "attempt": event.attempt,
+            "max_retries": event.max_retries,
+            "retry_delay_ms": int(event.delay_s * 1000),
+            "error_status": event.error.status,
+            "error": error_category(event.error),
+            "message": event.error.message,
+        },
+    )
 
 
 def _describe(exc: ApiError) -> str:

@@ -116,7 +116,7 @@ def parse_server(name: str, raw: Any, source: str, env: dict[str, str]) -> Serve
 def servers_in(data: Any, source: str, env: dict[str, str]) -> list[ServerSpec]:
     """The servers of one ``{"mcpServers": {...}}`` object."""
     if not isinstance(data, dict) or not isinstance(data.get("mcpServers", {}), dict):
-        raise McpConfigError(f"{source}: expected an object with an \"mcpServers\" object")
+        raise McpConfigError(f'{source}: expected an object with an "mcpServers" object')
     return [parse_server(name, raw, source, env) for name, raw in data.get("mcpServers", {}).items()]
 
 
@@ -179,6 +179,8 @@ def collect_servers(sources: McpSources, env: dict[str, str] | None = None) -> t
         add(read_config(flag, env))
     for spec in specs.values():
         if spec.missing_vars:
-            problems.append(f"MCP server {spec.name} ({spec.source}): environment variable(s) not set: "
-                            + ", ".join(spec.missing_vars))
+            problems.append(
+                f"MCP server {spec.name} ({spec.source}): environment variable(s) not set: "
+                + ", ".join(spec.missing_vars)
+            )
     return list(specs.values()), problems

@@ -23,7 +23,6 @@ DEFAULT_START_TIMEOUT_S = 30.0
 STDERR_TAIL_CHARS = 600
 
 
-
 async def import_client() -> Any:
     """Import the ``mcp`` client off the event loop: it takes a good part of a second, which the first request
     must not wait for (Python's import lock makes concurrent imports of it wait for the first)."""
@@ -127,9 +126,12 @@ class McpConnection:
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
             self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 -- open for the whole connection, closed in _run
-            params = StdioServerParameters(command=config.command, args=config.args,
-                                           env={**config.env, **_plugin_env(self.spec)} or None,
-                                           cwd=config.cwd or self._project_dir)
+            params = StdioServerParameters(
+                command=config.command,
+                args=config.args,
+                env={**config.env, **_plugin_env(self.spec)} or None,
+                cwd=config.cwd or self._project_dir,
+            )
             return stdio_client(params, errlog=self._stderr)
         from mcp.shared._httpx_utils import create_mcp_http_client
 
@@ -226,8 +228,9 @@ def _is_disconnect(exc: BaseException) -> bool:
 
     if isinstance(exc, MCPError) and exc.error.code == CONNECTION_CLOSED:
         return True
-    return isinstance(exc, (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream,
-                            ConnectionError, BrokenPipeError))
+    return isinstance(
+        exc, (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, ConnectionError, BrokenPipeError)
+    )
 
 
 def _describe(exc: BaseException) -> str:

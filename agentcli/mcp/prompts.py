@@ -39,9 +39,15 @@ def prompt_commands(manager: Any) -> list[PromptCommand]:
     for connection in manager.connections:
         for prompt in connection.listing.prompts:
             names = tuple(argument.name for argument in (prompt.arguments or []))
-            out.append(PromptCommand(f"mcp__{normalize_name(connection.name)}__{normalize_name(prompt.name)}",
-                                     prompt.description or prompt.title or prompt.name, names, connection.name,
-                                     prompt.name))
+            out.append(
+                PromptCommand(
+                    f"mcp__{normalize_name(connection.name)}__{normalize_name(prompt.name)}",
+                    prompt.description or prompt.title or prompt.name,
+                    names,
+                    connection.name,
+                    prompt.name,
+                )
+            )
     return out
 
 

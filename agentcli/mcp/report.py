@@ -10,8 +10,10 @@ from agentcli.mcp.tools import tool_name
 def servers_report(manager: Any) -> tuple[str, str]:
     """A title and one block per server: status, where it is configured, its error or its tools and prompts."""
     if manager is None or not manager.connections:
-        return ("No MCP servers configured", 'Add them under "mcpServers" in .mcp.json or a settings file, '
-                "or pass --mcp-config FILE_OR_JSON.")
+        return (
+            "No MCP servers configured",
+            'Add them under "mcpServers" in .mcp.json or a settings file, or pass --mcp-config FILE_OR_JSON.',
+        )
     lines: list[str] = []
     for connection in manager.connections:
         lines.append(f"{connection.name} · {connection.status} · {connection.spec.source}")

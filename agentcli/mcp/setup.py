@@ -9,8 +9,15 @@ from agentcli.mcp.config import McpSources, ServerSpec, collect_servers
 from agentcli.mcp.manager import McpManager
 
 
-def mcp_sources(project_dir: Path, layers: list[Any], *, trusted: bool, flags: list[str], strict: bool,
-                extra: list[ServerSpec] | None = None) -> tuple[McpSources, list[str]]:
+def mcp_sources(
+    project_dir: Path,
+    layers: list[Any],
+    *,
+    trusted: bool,
+    flags: list[str],
+    strict: bool,
+    extra: list[ServerSpec] | None = None,
+) -> tuple[McpSources, list[str]]:
     """The sources a session may use (settings layers arrive already filtered for an untrusted folder), and a
     notice when the project's ``.mcp.json`` is skipped because the folder is not trusted."""
     sources = McpSources(flags=list(flags), strict=strict, extra=list(extra or []))
@@ -24,13 +31,16 @@ def mcp_sources(project_dir: Path, layers: list[Any], *, trusted: bool, flags: l
         if trusted:
             sources.project_file = project_file
         elif not strict:
-            notices.append(f"MCP servers in {project_file} were not started: this folder is not trusted "
-                           "(run with --trust-project to allow them)")
+            notices.append(
+                f"MCP servers in {project_file} were not started: this folder is not trusted "
+                "(run with --trust-project to allow them)"
+            )
     return sources, notices
 
 
-def build_mcp(project_dir: Path, sources: McpSources, env: dict[str, str] | None = None
-              ) -> tuple[McpManager | None, list[str]]:
+def build_mcp(
+    project_dir: Path, sources: McpSources, env: dict[str, str] | None = None
+) -> tuple[McpManager | None, list[str]]:
     """The session's manager (None without servers) and notices about configuration problems.
 
     Raises :class:`agentcli.mcp.config.McpConfigError` for a broken ``--mcp-config`` (a usage error)."""

@@ -43,7 +43,7 @@ class McpTool(Tool):
         self.connection = connection
         self.remote_name: str = definition.name
         self.name = tool_name(connection.name, definition.name)  # type: ignore[misc]
-        self.description = (definition.description or definition.title or definition.name)  # type: ignore[misc]
+        self.description = definition.description or definition.title or definition.name  # type: ignore[misc]
         self._schema = dict(definition.input_schema or {"type": "object", "properties": {}})
         self._schema.setdefault("type", "object")
         annotations = definition.annotations
@@ -78,8 +78,9 @@ def result_content(blocks: list[Any]) -> str | list[dict[str, Any]]:
         if kind == "text":
             out.append({"type": "text", "text": block.text})
         elif kind == "image" and block.mime_type in ("image/png", "image/jpeg", "image/gif", "image/webp"):
-            out.append({"type": "image", "source": {"type": "base64", "media_type": block.mime_type,
-                                                     "data": block.data}})
+            out.append(
+                {"type": "image", "source": {"type": "base64", "media_type": block.mime_type, "data": block.data}}
+            )
         elif kind == "resource" and getattr(block.resource, "text", None) is not None:
             out.append({"type": "text", "text": block.resource.text})
         else:

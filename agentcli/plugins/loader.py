@@ -76,7 +76,7 @@ def load_plugin(root: Path, source: str, env: dict[str, str]) -> Plugin:
         raise PluginError(f"{root}: not a plugin folder (no {MANIFEST})")
     manifest = _json(root / MANIFEST)
     if not isinstance(manifest, dict) or not isinstance(manifest.get("name"), str) or not manifest["name"]:
-        raise PluginError(f"{root / MANIFEST}: a plugin needs a \"name\"")
+        raise PluginError(f'{root / MANIFEST}: a plugin needs a "name"')
     plugin = Plugin(manifest["name"], root, manifest, source)
     plugin.hooks = _hooks(root, manifest)
     plugin.mcp_servers = _servers(root, manifest, env)
@@ -94,14 +94,19 @@ def _hooks(root: Path, manifest: dict[str, Any]) -> list[ConfiguredHook]:
         data = _json(path)
     if not isinstance(data, dict):
         raise PluginError(f"{path}: expected a JSON object")
-    events = data["hooks"] if isinstance(data.get("hooks"), dict) else {
-        key: value for key, value in data.items() if key != "description"}
+    events = (
+        data["hooks"]
+        if isinstance(data.get("hooks"), dict)
+        else {key: value for key, value in data.items() if key != "description"}
+    )
     try:
         layer: SettingsLayer = parse_settings(json.dumps({"hooks": events}), str(path), "userSettings")
     except SettingsError as exc:
         raise PluginError(str(exc)) from None
-    return [dataclasses.replace(hook, command=_with_root(hook.command, root), plugin_root=str(root))
-            for hook in configured_hooks([layer])]
+    return [
+        dataclasses.replace(hook, command=_with_root(hook.command, root), plugin_root=str(root))
+        for hook in configured_hooks([layer])
+    ]
 
 
 def _servers(root: Path, manifest: dict[str, Any], env: dict[str, str]) -> list[ServerSpec]:
@@ -163,8 +168,9 @@ def load_plugins(dirs: list[tuple[Path, str]], env: dict[str, str]) -> PluginSet
     seen: set[str] = set()
     for root, source in dirs:
         if not root.expanduser().is_dir() and "@" in root.name:
-            loaded.problems.append(f"plugin {root.name} ({source}): only local plugin folders are supported; "
-                                   "give the folder's path")
+            loaded.problems.append(
+                f"plugin {root.name} ({source}): only local plugin folders are supported; give the folder's path"
+            )
             continue
         try:
             plugin = load_plugin(root, source, env)

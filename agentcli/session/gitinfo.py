@@ -22,7 +22,7 @@ def find_head(cwd: Path) -> Path | None:
                 # A worktree or submodule: ".git" is a file holding "gitdir: <path>".
                 text = dot_git.read_text(encoding="utf-8", errors="replace")[:_MAX_HEAD_BYTES]
                 if text.startswith("gitdir:"):
-                    target = Path(text[len("gitdir:"):].strip())
+                    target = Path(text[len("gitdir:") :].strip())
                     return (target if target.is_absolute() else folder / target) / "HEAD"
                 return None
         except OSError:

@@ -176,8 +176,12 @@ def _skip_rest_of_line(handle: Any) -> None:
 
 def prompt_text(entry: dict[str, Any]) -> str | None:
     """The text a person typed, for a prompt line (None for tool results, summaries and repairs)."""
-    if entry.get("isCompactSummary") or entry.get("isSynthetic") or entry.get("isMeta") or \
-            entry.get("parent_tool_use_id") is not None:
+    if (
+        entry.get("isCompactSummary")
+        or entry.get("isSynthetic")
+        or entry.get("isMeta")
+        or entry.get("parent_tool_use_id") is not None
+    ):
         return None
     message = entry.get("message")
     content = message.get("content") if isinstance(message, dict) else None
@@ -203,7 +207,7 @@ def _count_messages(handle: Any) -> int:
         for index, opening in enumerate(_MESSAGE_OPENINGS):
             buffer = carries[index] + chunk
             counts += buffer.count(opening)
-            carries[index] = buffer[-(len(opening) - 1):]
+            carries[index] = buffer[-(len(opening) - 1) :]
     return counts
 
 
@@ -222,8 +226,13 @@ def format_sessions(sessions: list[SessionInfo], *, numbered: bool = False, head
     lines = []
     width = len(str(len(rows)))
     for index, row in enumerate(table):
-        cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1]), row[2].rjust(widths[2]),
-                 row[3].ljust(widths[3]), row[4]]
+        cells = [
+            row[0].ljust(widths[0]),
+            row[1].ljust(widths[1]),
+            row[2].rjust(widths[2]),
+            row[3].ljust(widths[3]),
+            row[4],
+        ]
         text = "  ".join(cells)
         if numbered:
             number = index + (0 if header else 1)

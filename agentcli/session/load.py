@@ -48,7 +48,7 @@ class Transcript:
     """Every readable line in order (kept for a fork)."""
 
 
-def load_transcript(path: Path, *, keep_entries: bool = False) -> Transcript:
+def load_transcript(path: Path, *, keep_entries: bool = False) -> Transcript:  # noqa: C901
     """Parse ``path``; never raises for bad content (an unreadable file raises ``OSError``)."""
     transcript = Transcript(path=path, entries=[] if keep_entries else None)
     builder = _HistoryBuilder()
@@ -247,7 +247,7 @@ def _content(entry: Message, role: str) -> str | list[Message]:
     return content
 
 
-def _block_problem(block: Any, role: str) -> str | None:
+def _block_problem(block: Any, role: str) -> str | None:  # noqa: C901
     if type(block) is not dict:
         return "a content block is not an object"
     kind = block.get("type")

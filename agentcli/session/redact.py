@@ -26,8 +26,10 @@ _MIN_FRAGMENT = 10
 """A start or end of a known secret this long is removed too (output cut in the middle splits keys)."""
 
 _TOKEN_FORMATS = (  # (a literal every match contains, so most text is skipped by a plain search; the format)
-    ("-----BEGIN", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)",
-                              re.DOTALL)),
+    (
+        "-----BEGIN",
+        re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.DOTALL),
+    ),
     ("sk-", re.compile(r"\bsk-(?:ant-[A-Za-z0-9_\-]{16,}|(?:proj-)?[A-Za-z0-9_\-]{32,})")),
     ("_", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}|\bgithub_pat_[A-Za-z0-9_]{40,}")),
     ("AKIA", re.compile(r"\bAKIA[0-9A-Z]{16}\b")),

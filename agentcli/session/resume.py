@@ -96,7 +96,7 @@ def canonical_uuid(text: str) -> str:
         raise InvalidSessionId(text) from None
 
 
-def open_session(
+def open_session(  # noqa: C901
     cwd: Path,
     *,
     resume: str | None = None,
@@ -120,8 +120,11 @@ def open_session(
         source = find_session(cwd, resume)
         if source is None:
             elsewhere = find_elsewhere(resume)
-            hint = f"It was started in {elsewhere.cwd}; run agentcli from there to resume it." if (
-                elsewhere and elsewhere.cwd) else None
+            hint = (
+                f"It was started in {elsewhere.cwd}; run agentcli from there to resume it."
+                if (elsewhere and elsewhere.cwd)
+                else None
+            )
             raise SessionNotFound(resume, hint)
     elif continue_last:
         source = latest_session(cwd)
@@ -155,7 +158,7 @@ def open_session(
         if transcript.new_bad_lines:
             store.record({"type": "system", "subtype": REPAIR_SUBTYPE, "skippedLines": transcript.new_bad_lines})
     if transcript.dangling:
-        results = transcript.messages[-1]["content"][-len(transcript.dangling):]
+        results = transcript.messages[-1]["content"][-len(transcript.dangling) :]
         store.record({"type": "user", "message": {"role": "user", "content": results}, "isSynthetic": True})
     store.flush(durable=True)
     return OpenedSession(new_id, store, transcript.messages, list(transcript.warnings), old_id)
@@ -166,4 +169,3 @@ def _new_store(cwd: Path, session_id: str, redactor: Redactor | None, *, exists_
     if path.exists() and not exists_ok:
         raise SessionIdInUse(session_id)
     return TranscriptStore(path, session_id, cwd, redactor=redactor)
-

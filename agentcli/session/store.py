@@ -35,7 +35,13 @@ _SKIPPED_TYPES = frozenset({"stream_event"})
 _OWN_KEYS = frozenset({"type", "subtype", "uuid", "session_id", "parent_tool_use_id", "tool_use_result"})
 # The result line keeps the turn's outcome; usage is on each assistant line, the text in the last one.
 _RESULT_KEYS = (
-    "is_error", "num_turns", "duration_ms", "duration_api_ms", "total_cost_usd", "stop_reason", "errors",
+    "is_error",
+    "num_turns",
+    "duration_ms",
+    "duration_api_ms",
+    "total_cost_usd",
+    "stop_reason",
+    "errors",
     "permission_denials",
 )
 DIR_MODE = 0o700
@@ -266,5 +272,3 @@ def _is_tool_result(entry: Entry) -> bool:
     return isinstance(content, list) and any(
         isinstance(block, dict) and block.get("type") == "tool_result" for block in content
     )
-
-

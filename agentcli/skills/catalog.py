@@ -38,7 +38,7 @@ def skills_in(folder: Path, source: str, problems: list[str]) -> list[Skill]:
             continue
         description = str(meta.get("description") or "").strip()
         if not description:
-            problems.append(f"{path}: a skill needs a description (front matter key \"description\")")
+            problems.append(f'{path}: a skill needs a description (front matter key "description")')
             continue
         found.append(Skill(str(meta.get("name") or path.parent.name).strip(), description, path, source))
     return found

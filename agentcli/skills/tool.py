@@ -23,8 +23,10 @@ class SkillTool(Tool):
 
     @property
     def description(self) -> str:  # type: ignore[override]
-        listed = "\n".join(f"<skill>\n<name>{skill.name}</name>\n<description>{skill.description}</description>\n"
-                           f"</skill>" for skill in self.catalog.skills.values())
+        listed = "\n".join(
+            f"<skill>\n<name>{skill.name}</name>\n<description>{skill.description}</description>\n</skill>"
+            for skill in self.catalog.skills.values()
+        )
         return (
             "Load a skill: specialised instructions (and the files beside them) for a kind of task. When a task "
             "matches a skill's description, invoke it by name before starting; its instructions then apply. Do "
@@ -44,7 +46,7 @@ class SkillTool(Tool):
             body = skill.body()
         except OSError as exc:
             raise ToolFailure(f"Could not read {skill.path}: {exc.strerror or exc}") from None
-        text = (f'<command-name>{skill.name}</command-name>\nBase directory for this skill: {skill.path.parent}\n\n'
-                f"{body}")
-        return ToolOutput(text, structured={"success": True, "commandName": skill.name,
-                                            "path": str(skill.path)})
+        text = (
+            f"<command-name>{skill.name}</command-name>\nBase directory for this skill: {skill.path.parent}\n\n{body}"
+        )
+        return ToolOutput(text, structured={"success": True, "commandName": skill.name, "path": str(skill.path)})

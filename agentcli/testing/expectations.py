@@ -80,6 +80,9 @@ def matches(when: Match | None, body: Mapping[str, Any]) -> bool:
     messages = body.get("messages")
     first = messages[0] if isinstance(messages, list) and messages else {}
     first_text = "\n".join(_texts(first.get("content"))) if isinstance(first, Mapping) else ""
-    checks = ((when.system_contains, _system_text(body)), (when.first_user_text_contains, first_text),
-              (when.last_user_text_contains, last_user_text(body)))
+    checks = (
+        (when.system_contains, _system_text(body)),
+        (when.first_user_text_contains, first_text),
+        (when.last_user_text_contains, last_user_text(body)),
+    )
     return all(needle in text for needle, text in checks if needle is not None)

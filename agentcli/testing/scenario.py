@@ -204,8 +204,9 @@ class Turn(_Strict):
         """The scripted stop reason, or what the real API would report for this content."""
         if self.stop_reason is not None:
             return self.stop_reason
-        return "tool_use" if any(isinstance(b, ToolUseSpec) and b.type == "tool_use" for b in self.content) \
-            else "end_turn"
+        return (
+            "tool_use" if any(isinstance(b, ToolUseSpec) and b.type == "tool_use" for b in self.content) else "end_turn"
+        )
 
 
 class Scenario(_Strict):

@@ -82,16 +82,20 @@ class ScriptedModel:
         fault = turn.fault
         if isinstance(fault, HttpFault):
             error_type = fault.error_type or error_type_for_status(fault.status)
-            raise _http_error(fault.status, error_type, fault.message or default_error_message(error_type),
-                              fault.headers)
+            raise _http_error(
+                fault.status, error_type, fault.message or default_error_message(error_type), fault.headers
+            )
         if isinstance(fault, PromptTooLongFault):
             message = f"prompt is too long: {fault.tokens} tokens > {fault.maximum} maximum"
             raise _http_error(400, "invalid_request_error", message)
-        usage = usage_for(turn, input_tokens=estimate_input_tokens(body),
-                          output_tokens=estimate_output_tokens(turn))
+        usage = usage_for(turn, input_tokens=estimate_input_tokens(body), output_tokens=estimate_output_tokens(turn))
         model = body.get("model") or self.scenario.model or DEFAULT_MODEL
-        events = [data for _name, data in render_stream(
-            turn, message_id=turn.id or f"msg_scripted_{next(self._message_ids)}", model=model, usage=usage)]
+        events = [
+            data
+            for _name, data in render_stream(
+                turn, message_id=turn.id or f"msg_scripted_{next(self._message_ids)}", model=model, usage=usage
+            )
+        ]
         cut = isinstance(fault, DropFault | StallFault | SseErrorFault)
         saw_output = False
         for event in events[: fault.after_events] if cut else events:
@@ -99,8 +103,12 @@ class ScriptedModel:
             yield copy.deepcopy(event)
             await asyncio.sleep(0)  # let tools that started meanwhile run, as they would while bytes arrive
         if isinstance(fault, SseErrorFault):
-            raise ApiError(fault.message, status=status_for_error_type(fault.error_type), error_type=fault.error_type,
-                           partial=saw_output)
+            raise ApiError(
+                fault.message,
+                status=status_for_error_type(fault.error_type),
+                error_type=fault.error_type,
+                partial=saw_output,
+            )
         if isinstance(fault, StallFault):
             raise ApiConnectionError("connection timed out: no data within the idle timeout", partial=saw_output)
         if isinstance(fault, DropFault):

@@ -362,10 +362,13 @@ class FakeAnthropicServer:
             self._rendezvous.notify_all()
             met = self._rendezvous.wait_for(
                 lambda: self._waiting[rendezvous.name] >= rendezvous.parties or self._stopping.is_set(),
-                timeout=rendezvous.timeout_s)
+                timeout=rendezvous.timeout_s,
+            )
         if not met:
-            record.violations.append(f"rendezvous {rendezvous.name!r}: only {self._waiting[rendezvous.name]} of "
-                                     f"{rendezvous.parties} requests arrived within {rendezvous.timeout_s:g} s")
+            record.violations.append(
+                f"rendezvous {rendezvous.name!r}: only {self._waiting[rendezvous.name]} of "
+                f"{rendezvous.parties} requests arrived within {rendezvous.timeout_s:g} s"
+            )
 
     def _fault(self, handler: _Handler, record: RecordedRequest, turn: Turn, *, streaming: bool) -> bool:
         """Answer a whole-response fault; mid-stream faults of a streamed request are left to `_stream`."""

@@ -196,8 +196,10 @@ def _delta_frames(index: int, delta_type: str, field: str, pieces: list[str]) ->
         f'"delta":{{"type":"{delta_type}","{field}":'
     )
     encode = _ENCODER.encode
-    return [_utf8(prefix + encode(piece) + "}}\n\n", lambda piece=piece: prefix + _ASCII.encode(piece) + "}}\n\n")
-            for piece in pieces]
+    return [
+        _utf8(prefix + encode(piece) + "}}\n\n", lambda piece=piece: prefix + _ASCII.encode(piece) + "}}\n\n")
+        for piece in pieces
+    ]
 
 
 def _utf8(frame: str, escaped: Callable[[], str]) -> bytes:
@@ -246,8 +248,9 @@ def error_event(error_type: str, message: str) -> Event:
 
 def encode_event(name: str, data: dict[str, Any]) -> bytes:
     """One SSE frame: `event: NAME`, `data: JSON`, blank line. UTF-8 is sent raw, as the real API does."""
-    return _utf8(f"event: {name}\ndata: {_ENCODER.encode(data)}\n\n",
-                 lambda: f"event: {name}\ndata: {_ASCII.encode(data)}\n\n")
+    return _utf8(
+        f"event: {name}\ndata: {_ENCODER.encode(data)}\n\n", lambda: f"event: {name}\ndata: {_ASCII.encode(data)}\n\n"
+    )
 
 
 def encode_events(events: list[Event]) -> list[bytes]:

@@ -257,7 +257,7 @@ def _ends_with_whitespace(content: object) -> bool:
     return False
 
 
-def _check_block(path: str, block: object, role: str, tool_use_ids: set[str], out: list[str]) -> None:
+def _check_block(path: str, block: object, role: str, tool_use_ids: set[str], out: list[str]) -> None:  # noqa: C901
     if not isinstance(block, dict):
         out.append(f"{path}: Input should be a content block object")
         return

@@ -63,7 +63,7 @@ class _Protocol(asyncio.SubprocessProtocol):
         chunks.append(self._decoders[fd].decode(data))
         if sum(len(chunk) for chunk in chunks) > MAX_KEPT_CHARS:  # nobody is reading: keep the newest
             text = "".join(chunks)
-            chunks[:] = [text[-MAX_KEPT_CHARS // 2:]]
+            chunks[:] = [text[-MAX_KEPT_CHARS // 2 :]]
 
     def process_exited(self) -> None:
         self.shell.exited.set()
@@ -93,15 +93,24 @@ class BackgroundShells:
     def running(self) -> list[BackgroundShell]:
         return [shell for shell in self.shells.values() if shell.status == "running"]
 
-    async def launch(self, command: str, *, cwd: Path, env: dict[str, str], description: str | None,
-                     sandbox: Any = None, network: bool = False) -> BackgroundShell:
+    async def launch(
+        self,
+        command: str,
+        *,
+        cwd: Path,
+        env: dict[str, str],
+        description: str | None,
+        sandbox: Any = None,
+        network: bool = False,
+    ) -> BackgroundShell:
         self._count += 1
         shell = BackgroundShell(f"bash_{self._count}", command, description)
         fd, cwd_file = tempfile.mkstemp(prefix="agentcli-cwd-")
         os.close(fd)
         protocol = _Protocol(shell, lambda code: self._exited(shell, cwd_file, code))
-        transport, _ = await spawn_shell(protocol, command, cwd=cwd, env=env, cwd_file=cwd_file, sandbox=sandbox,
-                                         network=network)
+        transport, _ = await spawn_shell(
+            protocol, command, cwd=cwd, env=env, cwd_file=cwd_file, sandbox=sandbox, network=network
+        )
         self.shells[shell.id] = shell
         self._transports[shell.id] = transport
         self._changed()

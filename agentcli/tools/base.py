@@ -265,8 +265,9 @@ class ToolRegistry:
     """The tools of one session, and their API schemas (computed once per set of tools, so every request repeats
     them byte for byte until a source adds tools)."""
 
-    def __init__(self, tools: list[Tool], sources: list[ToolSource] | None = None,
-                 allow: Callable[[str], bool] | None = None) -> None:
+    def __init__(
+        self, tools: list[Tool], sources: list[ToolSource] | None = None, allow: Callable[[str], bool] | None = None
+    ) -> None:
         self._allow = allow or (lambda _name: True)
         self._builtin = {tool.name: tool for tool in tools if self._allow(tool.name)}
         self._tools = dict(self._builtin)

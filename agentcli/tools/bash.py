@@ -38,7 +38,7 @@ class BashInput(ToolInput):
     dangerouslyDisableSandbox: bool | None = Field(
         default=None,
         description="Run outside the sandbox (network, writes outside the project). Needs the user's approval; use "
-                    "only after a command failed because of the sandbox.",
+        "only after a command failed because of the sandbox.",
     )
 
 
@@ -91,13 +91,20 @@ class BashTool(Tool):
         missing = sandbox.missing_protected() if sandbox is not None else []
         try:
             result = await run_shell(
-                tool_input.command, cwd=cwd, env=_environment(env.env), timeout_s=timeout_ms / 1000,
-                limit=MAX_OUTPUT_CHARS, spill_path=spill, report=call.report, sandbox=sandbox,
+                tool_input.command,
+                cwd=cwd,
+                env=_environment(env.env),
+                timeout_s=timeout_ms / 1000,
+                limit=MAX_OUTPUT_CHARS,
+                spill_path=spill,
+                report=call.report,
+                sandbox=sandbox,
                 network=sandbox is not None and call.tool_use_id in sandbox.network_approved,
             )
         except OSError as exc:
             raise ToolFailure(f"Could not start the shell: {exc.strerror or exc}") from None
         for path in remove_created(missing):
+            assert sandbox is not None  # only a sandbox reports protected paths as missing
             shown = path.relative_to(sandbox.project_dir)
             notes.append(f"The sandbox does not allow creating {shown}; it was removed.")
         env.state.shell_cwd = _next_cwd(result.final_cwd, cwd, project, notes)
@@ -107,8 +114,9 @@ class BashTool(Tool):
         if result.timed_out:
             notes.append(f"Command timed out after {timeout_ms / 1000:g} s and was stopped.")
         elif result.exit_code:
-            notes.append(f"Exit code {result.exit_code}" if result.exit_code > 0
-                         else f"Killed by signal {-result.exit_code}")
+            notes.append(
+                f"Exit code {result.exit_code}" if result.exit_code > 0 else f"Killed by signal {-result.exit_code}"
+            )
         content = "\n".join([text, *notes]).strip() if notes else text
         structured = {
             "stdout": result.stdout,
@@ -124,18 +132,24 @@ class BashTool(Tool):
 async def _start_in_background(tool_input: Any, call: ToolCall, cwd: Path, notes: list[str]) -> ToolOutput:
     shells = call.env.state.shells
     if shells is None:
-        raise ToolFailure("Background commands are not available in this session; run the command without "
-                          "run_in_background.")
+        raise ToolFailure(
+            "Background commands are not available in this session; run the command without run_in_background."
+        )
     sandbox = _sandbox_for(call.env.sandbox, tool_input, notes)
     network = sandbox is not None and call.tool_use_id in sandbox.network_approved
     try:
-        shell = await shells.launch(tool_input.command, cwd=cwd, env=_environment(call.env.env),
-                                    description=tool_input.description, sandbox=sandbox, network=network)
+        shell = await shells.launch(
+            tool_input.command,
+            cwd=cwd,
+            env=_environment(call.env.env),
+            description=tool_input.description,
+            sandbox=sandbox,
+            network=network,
+        )
     except OSError as exc:
         raise ToolFailure(f"Could not start the shell: {exc.strerror or exc}") from None
     text = "\n".join([f"Command running in background with ID: {shell.id}", *notes])
-    return ToolOutput(text, structured={"backgroundTaskId": shell.id, "stdout": "", "stderr": "",
-                                        "interrupted": False})
+    return ToolOutput(text, structured={"backgroundTaskId": shell.id, "stdout": "", "stderr": "", "interrupted": False})
 
 
 def _sandbox_for(sandbox: Sandbox | None, tool_input: Any, notes: list[str]) -> Sandbox | None:

@@ -13,8 +13,23 @@ def changes_directory(parsed: ParsedCommand) -> bool:
     return any(c.argv and c.argv[0].value in ("cd", "pushd", "popd") for c in parsed.commands)
 
 
-_WRAPPERS = {"sudo", "env", "command", "builtin", "exec", "nohup", "time", "nice", "timeout", "xargs", "stdbuf",
-             "doas", "ionice", "chronic", "unbuffer"}
+_WRAPPERS = {
+    "sudo",
+    "env",
+    "command",
+    "builtin",
+    "exec",
+    "nohup",
+    "time",
+    "nice",
+    "timeout",
+    "xargs",
+    "stdbuf",
+    "doas",
+    "ionice",
+    "chronic",
+    "unbuffer",
+}
 _SHELLS = {"sh", "bash", "zsh", "dash", "ksh"}
 _SUDO_VALUE_OPTIONS = {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"}
 
@@ -33,8 +48,9 @@ def deny_variants(command: SimpleCommand) -> list[str]:
             continue
         if head in _WRAPPERS:
             words = words[1:]
-            while words and (words[0].startswith("-") or ASSIGNMENT.match(words[0])
-                             or re.fullmatch(r"\d+(\.\d+)?[smhd]?", words[0])):
+            while words and (
+                words[0].startswith("-") or ASSIGNMENT.match(words[0]) or re.fullmatch(r"\d+(\.\d+)?[smhd]?", words[0])
+            ):
                 takes_value = head in ("sudo", "doas") and words[0] in _SUDO_VALUE_OPTIONS
                 words = words[2:] if takes_value else words[1:]
             continue

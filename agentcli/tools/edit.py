@@ -82,8 +82,11 @@ def _edit(path: Path, tool_input: EditInput, call: ToolCall) -> ToolOutput:
                 f"to uniquely identify the instance.\nString: {tool_input.old_string}"
             )
         position = original.index(old_string)
-        updated = original.replace(old_string, new_string) if tool_input.replace_all \
+        updated = (
+            original.replace(old_string, new_string)
+            if tool_input.replace_all
             else original.replace(old_string, new_string, 1)
+        )
     write_text(path, updated, current.format)
     remember(path, call.env.state, updated)
     return _result(path, original, updated, tool_input, new_string, position)

@@ -98,9 +98,7 @@ class StreamingToolExecutor:
         for entry in self._entries:
             if entry.status != "queued":
                 continue
-            if not running or (
-                entry.safe and all(r.safe for r in running) and len(running) < self._max_concurrency
-            ):
+            if not running or (entry.safe and all(r.safe for r in running) and len(running) < self._max_concurrency):
                 self._start(entry)
                 running.append(entry)
             elif not entry.safe:

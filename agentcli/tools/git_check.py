@@ -11,19 +11,67 @@ import re
 from pathlib import Path
 
 READ_ONLY_SUBCOMMANDS = {
-    "status", "log", "show", "diff", "blame", "ls-files", "ls-tree", "rev-parse", "describe", "shortlog",
-    "grep", "show-ref", "merge-base", "count-objects", "cat-file", "rev-list", "whatchanged", "annotate",
-    "name-rev", "check-ignore", "version", "help",
+    "status",
+    "log",
+    "show",
+    "diff",
+    "blame",
+    "ls-files",
+    "ls-tree",
+    "rev-parse",
+    "describe",
+    "shortlog",
+    "grep",
+    "show-ref",
+    "merge-base",
+    "count-objects",
+    "cat-file",
+    "rev-list",
+    "whatchanged",
+    "annotate",
+    "name-rev",
+    "check-ignore",
+    "version",
+    "help",
 }
-_BAD_OPTIONS = ("--output", "--ext-diff", "--textconv", "--open-files-in-pager", "--exec", "--upload-pack",
-                "--receive-pack", "--show-signature", "--contents", "--no-index", "--config-env")
+_BAD_OPTIONS = (
+    "--output",
+    "--ext-diff",
+    "--textconv",
+    "--open-files-in-pager",
+    "--exec",
+    "--upload-pack",
+    "--receive-pack",
+    "--show-signature",
+    "--contents",
+    "--no-index",
+    "--config-env",
+)
 _PROGRAM_KEYS = re.compile(
     r"^\s*(fsmonitor|hookspath|pager|editor|askpass|sshcommand|gitproxy|textconv|external|command|process|clean|"
     r"smudge|program|helper|path|worktree|attributesfile|excludesfile|browser|viewer|cmd)\s*(=|$)",
-    re.IGNORECASE | re.MULTILINE)
+    re.IGNORECASE | re.MULTILINE,
+)
 _INCLUDE_SECTION = re.compile(r"^\s*\[\s*include", re.IGNORECASE | re.MULTILINE)
-_LISTING = {"-l", "--list", "-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--show-current",
-            "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--column", "--no-column"}
+_LISTING = {
+    "-l",
+    "--list",
+    "-a",
+    "--all",
+    "-r",
+    "--remotes",
+    "-v",
+    "-vv",
+    "--verbose",
+    "--show-current",
+    "--contains",
+    "--no-contains",
+    "--merged",
+    "--no-merged",
+    "--points-at",
+    "--column",
+    "--no-column",
+}
 
 
 def _git_dirs(start: Path) -> list[Path]:
@@ -89,8 +137,9 @@ def _subcommand_reads(sub: str, rest: list[str]) -> bool:
         if not all(a in _LISTING or a.startswith(("--sort=", "--format=", "--color")) for a in flags):
             return False
         positional = [a for a in rest if not a.startswith("-")]
-        return not positional or any(f in rest for f in ("-l", "--list", "--contains", "--merged", "--no-merged",
-                                                          "--points-at", "--no-contains"))
+        return not positional or any(
+            f in rest for f in ("-l", "--list", "--contains", "--merged", "--no-merged", "--points-at", "--no-contains")
+        )
     if sub == "tag":
         return not rest or rest[0] in ("-l", "--list")
     if sub == "remote":

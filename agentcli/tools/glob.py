@@ -29,8 +29,8 @@ class GlobInput(ToolInput):
 class GlobTool(Tool):
     name = "Glob"
     description = (
-        "Fast file pattern matching for any codebase size. Supports glob patterns like \"**/*.js\" or "
-        "\"src/**/*.{ts,tsx}\" (`*` stays within one folder, `**` spans folders). Returns matching file paths "
+        'Fast file pattern matching for any codebase size. Supports glob patterns like "**/*.js" or '
+        '"src/**/*.{ts,tsx}" (`*` stays within one folder, `**` spans folders). Returns matching file paths '
         f"sorted by modification time, newest first, at most {MAX_RESULTS}. Version-control folders such as .git "
         "are skipped. Use it to find files by name; use Grep to search their contents."
     )

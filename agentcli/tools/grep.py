@@ -54,10 +54,10 @@ def find_ripgrep() -> str | None:
 class GrepTool(Tool):
     name = "Grep"
     description = (
-        "Searches file contents with regular expressions (ripgrep syntax, e.g. \"log.*Error\", \"function\\s+\\w+\"). "
-        "Filter files with glob (\"*.js\", \"**/*.tsx\") or type (py, js, rust…). output_mode: "
-        "\"files_with_matches\" (default; newest first), \"content\" (matching lines, with -A/-B/-C context and -n "
-        "line numbers), or \"count\". Literal braces need escaping (\"interface\\{\\}\"). Set multiline for "
+        'Searches file contents with regular expressions (ripgrep syntax, e.g. "log.*Error", "function\\s+\\w+"). '
+        'Filter files with glob ("*.js", "**/*.tsx") or type (py, js, rust…). output_mode: '
+        '"files_with_matches" (default; newest first), "content" (matching lines, with -A/-B/-C context and -n '
+        'line numbers), or "count". Literal braces need escaping ("interface\\{\\}"). Set multiline for '
         "patterns that span lines. Use this instead of running grep or rg with Bash."
     )
     input_model = GrepInput
@@ -112,8 +112,18 @@ def _without_denied(lines: list[str], denied: Callable[[Path], bool]) -> list[st
 
 
 async def _ripgrep(rg: str, query: GrepQuery) -> list[str]:
-    args = [rg, "--no-config", "--color=never", "--hidden", "--glob=!.git", "--glob=!.hg", "--glob=!.svn",
-            f"--max-columns={MAX_COLUMNS}", "--max-columns-preview", "--no-messages"]
+    args = [
+        rg,
+        "--no-config",
+        "--color=never",
+        "--hidden",
+        "--glob=!.git",
+        "--glob=!.hg",
+        "--glob=!.svn",
+        f"--max-columns={MAX_COLUMNS}",
+        "--max-columns-preview",
+        "--no-messages",
+    ]
     if query.ignore_case:
         args.append("-i")
     if query.multiline:
@@ -156,8 +166,11 @@ def _format(query: GrepQuery, lines: list[str], head_limit: int | None) -> ToolO
     total = len(lines)
     if head_limit:
         lines = lines[:head_limit]
-    limited = f"\n\n[Showing the first {len(lines)} of {total} lines; raise head_limit to see more.]" \
-        if len(lines) < total else ""
+    limited = (
+        f"\n\n[Showing the first {len(lines)} of {total} lines; raise head_limit to see more.]"
+        if len(lines) < total
+        else ""
+    )
     structured: dict[str, Any] = {"mode": query.mode, "numLines": total}
     if query.mode == "files_with_matches":
         structured.update(filenames=lines, numFiles=total)

@@ -150,8 +150,9 @@ class PermissionPolicy:
     async def __call__(self, tool: Tool, tool_input: dict[str, Any], call: ToolCall) -> PermissionDecision:
         return await self.decide(tool, tool_input, call)
 
-    async def decide(self, tool: Tool, tool_input: dict[str, Any], call: ToolCall,
-                     hook: HookDecision | None = None) -> PermissionDecision:
+    async def decide(
+        self, tool: Tool, tool_input: dict[str, Any], call: ToolCall, hook: HookDecision | None = None
+    ) -> PermissionDecision:
         """Decide a call, asking the user if the rules, the mode and the hook's decision leave it open."""
         verdict = self.evaluate(tool, tool_input, call.env, hook)
         if verdict.behavior != "ask":
@@ -159,8 +160,11 @@ class PermissionPolicy:
                 self.sandbox.network_approved.add(call.tool_use_id)
             return PermissionDecision(verdict.behavior, verdict.reason)
         if self.mode == "dontAsk":
-            return PermissionDecision("deny", f"Permission to use {tool.name} was denied: {verdict.reason}, and "
-                                              "agentcli is in dontAsk mode, where only calls the rules allow run.")
+            return PermissionDecision(
+                "deny",
+                f"Permission to use {tool.name} was denied: {verdict.reason}, and "
+                "agentcli is in dontAsk mode, where only calls the rules allow run.",
+            )
         if self.ask is None:
             return PermissionDecision("deny", self._headless_message(tool.name, verdict))
         async with self._ask_lock:  # one question at a time; an earlier answer may already cover this call
@@ -190,8 +194,11 @@ class PermissionPolicy:
 
     @staticmethod
     def _headless_message(name: str, verdict: Verdict) -> str:
-        hint = f' (to allow it, run agentcli with --allowedTools "{verdict.suggestions[0]}")' if verdict.suggestions \
+        hint = (
+            f' (to allow it, run agentcli with --allowedTools "{verdict.suggestions[0]}")'
+            if verdict.suggestions
             else ""
+        )
         return (
             f"Permission to use {name} was denied: {verdict.reason}. agentcli is running non-interactively, so a call "
             f"that needs approval cannot be approved{hint}. Do not retry this call; continue without it or explain "
@@ -200,8 +207,9 @@ class PermissionPolicy:
 
     # -- deciding -------------------------------------------------------------------------------------------
 
-    def evaluate(self, tool: Tool, tool_input: dict[str, Any], env: ToolEnv | None = None,
-                 hook: HookDecision | None = None) -> Verdict:
+    def evaluate(
+        self, tool: Tool, tool_input: dict[str, Any], env: ToolEnv | None = None, hook: HookDecision | None = None
+    ) -> Verdict:
         """Decide a call from the mode, the rules and a hook's decision (``ask`` means a person must decide)."""
         return with_hook_decision(self._evaluate(tool, tool_input, env), hook)
 
@@ -273,7 +281,7 @@ class PermissionPolicy:
 
     # -- files ----------------------------------------------------------------------------------------------
 
-    def _file(self, name: str, target: str, read_only: bool) -> Verdict:
+    def _file(self, name: str, target: str, read_only: bool) -> Verdict:  # noqa: C901
         literal = resolve(target, self._root_literal)
         real = _real(literal)
 
@@ -296,8 +304,12 @@ class PermissionPolicy:
         if not read_only and PROTECTED_DIRS.intersection(part.lower() for part in real.parts + literal.parts):
             if any(rule.source == "session" for rule in specific_allow):
                 return Verdict("allow")
-            return Verdict("ask", f"{real} is in a protected folder (.git/, .agentcli/ or .claude/)",
-                           (f"Edit(//{str(real).lstrip('/')})",), firm=True)
+            return Verdict(
+                "ask",
+                f"{real} is in a protected folder (.git/, .agentcli/ or .claude/)",
+                (f"Edit(//{str(real).lstrip('/')})",),
+                firm=True,
+            )
         for rule in self._rules("ask", name):
             if matches(rule, literal_too=True):
                 return self._by_rule(name, rule)
@@ -317,7 +329,7 @@ class PermissionPolicy:
 
     # -- shell commands -------------------------------------------------------------------------------------
 
-    def _bash(self, command: str, cwd: Path, unsandboxed: bool = False) -> Verdict:
+    def _bash(self, command: str, cwd: Path, unsandboxed: bool = False) -> Verdict:  # noqa: C901
         parsed = parse_command(command)
         pieces = self._pieces(parsed, command)
         for behavior in ("deny", "ask"):
@@ -413,8 +425,11 @@ class PermissionPolicy:
     def read_denied(self, path: Path) -> bool:
         """Whether a ``Read(…)`` deny rule covers ``path`` (for searches to leave it out of their results)."""
         real = _real(path)
-        return any(path_pattern_matches(rule.specifier or "", real, self._roots)
-                   for rule in self._rules("deny", "Read") if not rule.whole_tool)
+        return any(
+            path_pattern_matches(rule.specifier or "", real, self._roots)
+            for rule in self._rules("deny", "Read")
+            if not rule.whole_tool
+        )
 
     def _denied_read(self, parsed: ParsedCommand, cwd: Path) -> Verdict | None:
         """A ``Read(…)`` deny rule covers what a command reads too: any word naming a denied file denies it."""
@@ -423,16 +438,21 @@ class PermissionPolicy:
             return None
         for sub in parsed.commands:
             words = [w for w in sub.argv[1:] if not w.value.startswith("-")]
-            words += [Word(w.value.split("=", 1)[1], w.value.split("=", 1)[1], w.expands, w.globby, w.braces)
-                      for w in sub.argv[1:] if w.value.startswith("-") and "=" in w.value]
+            words += [
+                Word(w.value.split("=", 1)[1], w.value.split("=", 1)[1], w.expands, w.globby, w.braces)
+                for w in sub.argv[1:]
+                if w.value.startswith("-") and "=" in w.value
+            ]
             words += [r.target for r in sub.redirects if r.target is not None]
             for word in words:
                 for place in self._places(word, [cwd]) or []:
                     for rule in rules:
                         assert rule.specifier is not None
                         if path_pattern_matches(rule.specifier, place, self._roots):
-                            return Verdict("deny", f"Permission to read {place} has been denied by the rule {rule} "
-                                                   f"({rule.source}).")
+                            return Verdict(
+                                "deny",
+                                f"Permission to read {place} has been denied by the rule {rule} ({rule.source}).",
+                            )
         return None
 
 
@@ -451,5 +471,27 @@ def _suggest(sub: SimpleCommand) -> str:
     return f"Bash({words[0]}:*)"
 
 
-_TWO_WORD_PREFIX = frozenset({"git", "npm", "pnpm", "yarn", "bun", "cargo", "go", "docker", "kubectl", "make",
-                              "pip", "uv", "poetry", "gh", "dotnet", "mvn", "gradle", "python", "python3", "npx"})
+_TWO_WORD_PREFIX = frozenset(
+    {
+        "git",
+        "npm",
+        "pnpm",
+        "yarn",
+        "bun",
+        "cargo",
+        "go",
+        "docker",
+        "kubectl",
+        "make",
+        "pip",
+        "uv",
+        "poetry",
+        "gh",
+        "dotnet",
+        "mvn",
+        "gradle",
+        "python",
+        "python3",
+        "npx",
+    }
+)

@@ -34,9 +34,9 @@ PROGRESS_TAIL_CHARS = 4_000
 # The command is the first argument; the folder to start in the second; where to leave the final folder the third.
 # On SIGTERM the shell first reaps its children (which got the signal too), so none is left a zombie for init.
 _SCRIPT = (
-    '__agentcli_command=$1; __agentcli_cwd_file=$3\n'
+    "__agentcli_command=$1; __agentcli_cwd_file=$3\n"
     'cd -- "$2" || exit 1\n'
-    'set --\n'
+    "set --\n"
     "trap 'pwd -P >| \"$__agentcli_cwd_file\" 2>/dev/null' EXIT\n"
     "trap 'wait; exit 143' TERM\n"
     'eval "$__agentcli_command"\n'
@@ -226,9 +226,16 @@ async def _wait(event: asyncio.Event, timeout_s: float) -> bool:
     return event.is_set()
 
 
-async def spawn_shell(protocol: asyncio.SubprocessProtocol, command: str, *, cwd: Path, env: dict[str, str],
-                      cwd_file: str, sandbox: Sandbox | None = None,
-                      network: bool = False) -> tuple[asyncio.SubprocessTransport, asyncio.SubprocessProtocol]:
+async def spawn_shell(
+    protocol: asyncio.SubprocessProtocol,
+    command: str,
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    cwd_file: str,
+    sandbox: Sandbox | None = None,
+    network: bool = False,
+) -> tuple[asyncio.SubprocessTransport, asyncio.SubprocessProtocol]:
     """Start ``command`` in the user's shell as the leader of a new process group (its pid is the group's id),
     inside ``sandbox`` when given (``network``: this command may use it).
 
@@ -240,9 +247,14 @@ async def spawn_shell(protocol: asyncio.SubprocessProtocol, command: str, *, cwd
         argv = sandbox.wrap(argv, cwd, network=network)
     loop = asyncio.get_running_loop()
     return await loop.subprocess_exec(
-        lambda: protocol, *argv,
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        cwd=str(cwd), env=env, start_new_session=True,
+        lambda: protocol,
+        *argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=str(cwd),
+        env=env,
+        start_new_session=True,
     )
 
 
@@ -267,8 +279,9 @@ async def run_shell(
     transport: asyncio.SubprocessTransport | None = None
     timed_out = False
     loop = asyncio.get_running_loop()
-    creating = asyncio.ensure_future(spawn_shell(protocol, command, cwd=cwd, env=env, cwd_file=cwd_file,
-                                                 sandbox=sandbox, network=network))
+    creating = asyncio.ensure_future(
+        spawn_shell(protocol, command, cwd=cwd, env=env, cwd_file=cwd_file, sandbox=sandbox, network=network)
+    )
     try:
         try:
             # Shielded: cancelled half-way, asyncio would kill only the shell and then wait for its pipes, which

@@ -17,8 +17,17 @@ def builtin_tools() -> list[Tool]:
     from agentcli.tools.todo import TodoWriteTool
     from agentcli.tools.write import WriteTool
 
-    return [BashTool(), GlobTool(), GrepTool(), ReadTool(), EditTool(), WriteTool(), TodoWriteTool(),
-            BashOutputTool(), KillShellTool()]
+    return [
+        BashTool(),
+        GlobTool(),
+        GrepTool(),
+        ReadTool(),
+        EditTool(),
+        WriteTool(),
+        TodoWriteTool(),
+        BashOutputTool(),
+        KillShellTool(),
+    ]
 
 
 def default_registry(

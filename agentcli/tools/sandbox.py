@@ -43,8 +43,13 @@ def probe() -> str | None:
     if binary is None:
         return f"bwrap was not found ({INSTALL_HINT})"
     try:
-        done = subprocess.run([binary, *_base_args(network=False), "--", "true"], capture_output=True, text=True,
-                              timeout=10, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            [binary, *_base_args(network=False), "--", "true"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bwrap could not start: {exc}"
     if done.returncode != 0:
@@ -54,8 +59,20 @@ def probe() -> str | None:
 
 
 def _base_args(*, network: bool) -> list[str]:
-    args = ["--die-with-parent", "--cap-drop", "ALL", "--unshare-pid", "--as-pid-1",
-            "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    args = [
+        "--die-with-parent",
+        "--cap-drop",
+        "ALL",
+        "--unshare-pid",
+        "--as-pid-1",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+    ]
     if not network:
         args += ["--unshare-net"]
         if os.path.isdir("/run"):

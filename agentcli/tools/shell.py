@@ -15,8 +15,20 @@ _META = set(" \t\n;&|<>()")
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 _KEYWORDS_STRIPPED = {"!", "time", "then", "else", "do", "if", "elif", "while", "until", "{"}
 _KEYWORDS_CLOSING = {"fi", "done", "esac", "}"}
-_KEYWORDS_COMPLEX = {"if", "elif", "then", "else", "for", "while", "until", "do", "case", "select", "function",
-                     "coproc"}
+_KEYWORDS_COMPLEX = {
+    "if",
+    "elif",
+    "then",
+    "else",
+    "for",
+    "while",
+    "until",
+    "do",
+    "case",
+    "select",
+    "function",
+    "coproc",
+}
 
 
 @dataclass
@@ -75,8 +87,12 @@ class SimpleCommand:
         out: list[Word | None] = []
         for redirect in self.redirects:
             if redirect.op in (">&", "<&", "<", "<<", "<<-", "<<<"):
-                if redirect.op == ">&" and redirect.target is not None and not redirect.target.value.isdigit() \
-                        and redirect.target.value != "-":
+                if (
+                    redirect.op == ">&"
+                    and redirect.target is not None
+                    and not redirect.target.value.isdigit()
+                    and redirect.target.value != "-"
+                ):
                     out.append(redirect.target)
                 continue
             if redirect.target is not None and redirect.target.value == "/dev/null" and not redirect.target.expands:
@@ -113,7 +129,7 @@ class _Parser:
 
     # -- top level ------------------------------------------------------------------------------------------
 
-    def parse(self) -> None:
+    def parse(self) -> None:  # noqa: C901
         if self.depth > 20:
             raise ShellSyntaxError("nested too deeply")
         current = SimpleCommand()
@@ -219,7 +235,7 @@ class _Parser:
 
     # -- words --------------------------------------------------------------------------------------------------
 
-    def _word(self) -> Word:
+    def _word(self) -> Word:  # noqa: C901
         text = self.text
         start = self.pos
         value: list[str] = []
@@ -283,8 +299,11 @@ class _Parser:
                 elif following != "\n":
                     value.append("\\" + following)
                 self.pos += 2
-            elif char == "$" and self.pos + 1 < len(text) and (text[self.pos + 1].isalnum() or text[self.pos + 1] in
-                                                                "_{(@*#?$!-"):
+            elif (
+                char == "$"
+                and self.pos + 1 < len(text)
+                and (text[self.pos + 1].isalnum() or text[self.pos + 1] in "_{(@*#?$!-")
+            ):
                 value.append(self._dollar())
                 expands = True
             elif char == "`":

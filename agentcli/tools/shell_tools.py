@@ -51,8 +51,14 @@ class BashOutputTool(Tool):
         parts.append(f"<stdout>\n{stdout.rstrip()}\n</stdout>" if stdout else "<stdout>(no new output)</stdout>")
         if stderr:
             parts.append(f"<stderr>\n{stderr.rstrip()}\n</stderr>")
-        structured = {"shellId": shell.id, "command": shell.command, "status": shell.status,
-                      "exitCode": shell.exit_code, "stdout": stdout, "stderr": stderr}
+        structured = {
+            "shellId": shell.id,
+            "command": shell.command,
+            "status": shell.status,
+            "exitCode": shell.exit_code,
+            "stdout": stdout,
+            "stderr": stderr,
+        }
         return ToolOutput("\n".join(parts), structured=structured)
 
 
@@ -80,5 +86,7 @@ class KillShellTool(Tool):
         if shell.status != "running":
             raise ToolFailure(f"Shell {shell.id} is not running (status: {shell.status})")
         await call.env.state.shells.kill(shell.id)
-        return ToolOutput(f"Successfully killed shell: {shell.id} ({shell.command})",
-                          structured={"shell_id": shell.id, "message": "killed"})
+        return ToolOutput(
+            f"Successfully killed shell: {shell.id} ({shell.command})",
+            structured={"shell_id": shell.id, "message": "killed"},
+        )

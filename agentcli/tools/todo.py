@@ -10,9 +10,9 @@ from agentcli.tools.base import Tool, ToolCall, ToolInput, ToolOutput
 
 
 class TodoItem(ToolInput):
-    content: str = Field(min_length=1, description="The task, in the imperative (\"Run the tests\")")
+    content: str = Field(min_length=1, description='The task, in the imperative ("Run the tests")')
     status: Literal["pending", "in_progress", "completed"]
-    activeForm: str = Field(min_length=1, description="The task in the present continuous (\"Running the tests\")")
+    activeForm: str = Field(min_length=1, description='The task in the present continuous ("Running the tests")')
 
 
 class TodoWriteInput(ToolInput):

@@ -42,9 +42,7 @@ def _plain(value: object) -> str:
     return str(sendable(str(value)))
 
 
-async def _run(
-    engine: QueryEngine, prompt: str, output_format: str, verbose: bool, out: TextIO, err: TextIO
-) -> int:
+async def _run(engine: QueryEngine, prompt: str, output_format: str, verbose: bool, out: TextIO, err: TextIO) -> int:
     ended_by: list[int] = []
 
     def on_signal(signum: int) -> None:
@@ -118,8 +116,10 @@ def _describe(message: dict[str, Any], err: TextIO) -> None:
                 err.write(f"  ⎿ {count} search result{'s' if count != 1 else ''}\n")
     elif message["type"] == "system" and message.get("subtype") == "api_retry":
         seconds = message["retry_delay_ms"] / 1000
-        err.write(f"  Retrying in {seconds:.1f} s · attempt {message['attempt']}/{message['max_retries']}"
-                  f" ({message.get('error_status') or message.get('error')})\n")
+        err.write(
+            f"  Retrying in {seconds:.1f} s · attempt {message['attempt']}/{message['max_retries']}"
+            f" ({message.get('error_status') or message.get('error')})\n"
+        )
     elif message["type"] == "system" and message.get("subtype") == "warning":
         err.write(f"  ! {message.get('message')}\n")
     elif message["type"] == "user":

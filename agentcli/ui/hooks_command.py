@@ -13,11 +13,17 @@ from agentcli.config.trust import is_trusted
 from agentcli.hooks.config import EVENTS, configured_hooks
 from agentcli.hooks.runner import HookRunner
 
-MATCH_FIELD = {"PreToolUse": "tool_name", "PostToolUse": "tool_name", "SessionStart": "source",
-               "SessionEnd": "reason", "PreCompact": "trigger", "Notification": "message"}
+MATCH_FIELD = {
+    "PreToolUse": "tool_name",
+    "PostToolUse": "tool_name",
+    "SessionStart": "source",
+    "SessionEnd": "reason",
+    "PreCompact": "trigger",
+    "Notification": "message",
+}
 
 
-def hooks_command(argv: list[str]) -> int:
+def hooks_command(argv: list[str]) -> int:  # noqa: C901
     parser = argparse.ArgumentParser(prog="agentcli hooks", description="Inspect and try the configured hooks.")
     sub = parser.add_subparsers(dest="action", required=True)
     run = sub.add_parser("run", help="run the hooks configured for EVENT once and show what each returned")

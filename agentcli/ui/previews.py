@@ -59,8 +59,10 @@ def call_preview(tool_name: str, tool_input: dict[str, Any], cwd: Path | None = 
         else:
             preview = Preview("diff", _diff(current, content), path_text)
     elif tool_name == "Bash" and isinstance(tool_input.get("command"), str):
-        preview = Preview("command", [f"$ {line}" if i == 0 else f"  {line}"
-                                      for i, line in enumerate(tool_input["command"].splitlines())])
+        preview = Preview(
+            "command",
+            [f"$ {line}" if i == 0 else f"  {line}" for i, line in enumerate(tool_input["command"].splitlines())],
+        )
     else:
         preview = Preview("json", json.dumps(tool_input, indent=2, ensure_ascii=False).splitlines())
     if len(preview.lines) > MAX_PREVIEW_LINES:

@@ -73,8 +73,10 @@ class TurnEnd:
     def line(self) -> str:
         tokens = f"↑ {self.input_tokens:,} ↓ {self.output_tokens:,} tokens"
         requests = f"{self.requests} request{'' if self.requests == 1 else 's'}"
-        return (f"✻ {self.seconds:.1f} s · {requests} · {tokens} · ${self.cost_usd:.4f} "
-                f"(session ${self.session_cost_usd:.4f})")
+        return (
+            f"✻ {self.seconds:.1f} s · {requests} · {tokens} · ${self.cost_usd:.4f} "
+            f"(session ${self.session_cost_usd:.4f})"
+        )
 
 
 def user_text(content: Any) -> str | None:
@@ -84,8 +86,13 @@ def user_text(content: Any) -> str | None:
     if isinstance(content, list):
         if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
             return None
-        texts = [str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"
-                 and not str(b.get("text", "")).startswith("<system-reminder>")]
+        texts = [
+            str(b.get("text", ""))
+            for b in content
+            if isinstance(b, dict)
+            and b.get("type") == "text"
+            and not str(b.get("text", "")).startswith("<system-reminder>")
+        ]
         attached = [b for b in content if isinstance(b, dict) and b.get("type") == "image"]
         if attached:
             texts.append(f"[{len(attached)} image{'s' if len(attached) != 1 else ''}]")
@@ -252,8 +259,10 @@ class MessageReader:
         if kind == "text":
             self._blocks[index] = ("text", self.new_text(str(block.get("text") or ""), streaming=True))
         elif kind in ("thinking", "redacted_thinking"):
-            self._blocks[index] = ("thinking", self.new_thinking(
-                str(block.get("thinking") or ""), redacted=kind == "redacted_thinking", done=False))
+            self._blocks[index] = (
+                "thinking",
+                self.new_thinking(str(block.get("thinking") or ""), redacted=kind == "redacted_thinking", done=False),
+            )
         elif kind in ("tool_use", "server_tool_use"):
             self._blocks[index] = ("tool", self._tool(str(block.get("name", "?")), str(block.get("id", ""))))
 
@@ -288,15 +297,19 @@ class MessageReader:
                 self.new_thinking(str(block.get("thinking") or ""), redacted=kind == "redacted_thinking", done=True)
             elif kind in ("tool_use", "server_tool_use"):
                 self._tool(str(block.get("name", "?")), str(block.get("id", ""))).input_complete(
-                    block.get("input") or {})
+                    block.get("input") or {}
+                )
 
     def _user(self, message: UserMessage) -> None:
         content = (message.get("message") or {}).get("content")
         if message.get("isMeta"):
             text = user_text(content) or ""
             if text.startswith(STOP_HOOK_FEEDBACK):
-                self.show_notice("A Stop hook sent the agent back to work", "warning",
-                                 detail=text.removeprefix(STOP_HOOK_FEEDBACK).strip())
+                self.show_notice(
+                    "A Stop hook sent the agent back to work",
+                    "warning",
+                    detail=text.removeprefix(STOP_HOOK_FEEDBACK).strip(),
+                )
             elif self.verbose:
                 self.show_notice("Added to the conversation by agentcli:", "info", detail=text)
             return
@@ -356,15 +369,22 @@ class MessageReader:
                 self.show_error(error)
         total = float(message.get("total_cost_usd") or 0)
         usage = message.get("usage") or {}
-        tokens_in = sum(int(usage.get(key) or 0) for key in (
-            "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
+        tokens_in = sum(
+            int(usage.get(key) or 0)
+            for key in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+        )
         tokens_out = int(usage.get("output_tokens") or 0)
         before_in, before_out = self._session_tokens
         end = TurnEnd(
-            seconds=(message.get("duration_ms") or 0) / 1000, requests=int(message.get("num_turns") or 0),
-            input_tokens=max(0, tokens_in - before_in), output_tokens=max(0, tokens_out - before_out),
-            cost_usd=max(0.0, total - self._session_cost), session_cost_usd=total, interrupted=interrupted,
-            errors=errors)
+            seconds=(message.get("duration_ms") or 0) / 1000,
+            requests=int(message.get("num_turns") or 0),
+            input_tokens=max(0, tokens_in - before_in),
+            output_tokens=max(0, tokens_out - before_out),
+            cost_usd=max(0.0, total - self._session_cost),
+            session_cost_usd=total,
+            interrupted=interrupted,
+            errors=errors,
+        )
         self._session_cost = total
         self._session_tokens = (tokens_in, tokens_out)
         self.show_turn_end(end)

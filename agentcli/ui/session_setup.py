@@ -49,10 +49,16 @@ def session_values(args: Any) -> dict[str, Any]:
         "fork_session": args.fork_session,
         "session_id": args.session_id,
     }
-    for name, key in (("permission_mode", "permission_mode"), ("settings", "settings_flag"),
-                      ("trust_project", "trust_project"), ("allowed_tools", "allowed_tools"),
-                      ("disallowed_tools", "disallowed_tools"), ("mcp_config", "mcp_config"),
-                      ("strict_mcp_config", "strict_mcp_config"), ("plugin_dir", "plugin_dirs")):
+    for name, key in (
+        ("permission_mode", "permission_mode"),
+        ("settings", "settings_flag"),
+        ("trust_project", "trust_project"),
+        ("allowed_tools", "allowed_tools"),
+        ("disallowed_tools", "disallowed_tools"),
+        ("mcp_config", "mcp_config"),
+        ("strict_mcp_config", "strict_mcp_config"),
+        ("plugin_dir", "plugin_dirs"),
+    ):
         value = getattr(args, name, None)
         if value:
             values[key] = value

@@ -33,8 +33,12 @@ class Submission:
         finally:
             self._queue.put_nowait(None)
 
-    async def read(self, show: Callable[[Message], None], on_error: Callable[[BaseException], None],
-                   gate: asyncio.Event | None = None) -> None:
+    async def read(
+        self,
+        show: Callable[[Message], None],
+        on_error: Callable[[BaseException], None],
+        gate: asyncio.Event | None = None,
+    ) -> None:
         """Show every message until the submission ends; ``gate`` holds the showing back while it is clear."""
         while True:
             item = await self._queue.get()

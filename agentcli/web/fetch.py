@@ -64,8 +64,11 @@ async def fetch(url: str) -> Page | Redirect:
     import httpx2
 
     current = normalized(url)
-    async with httpx2.AsyncClient(follow_redirects=False, timeout=TIMEOUT_S,
-                                  headers={"User-Agent": USER_AGENT, "Accept": "text/html, text/*, */*"}) as client:
+    async with httpx2.AsyncClient(
+        follow_redirects=False,
+        timeout=TIMEOUT_S,
+        headers={"User-Agent": USER_AGENT, "Accept": "text/html, text/*, */*"},
+    ) as client:
         for _ in range(MAX_REDIRECTS + 1):
             try:
                 async with client.stream("GET", current) as response:

@@ -61,9 +61,11 @@ class WebFetchTool(Tool):
         except FetchError as exc:
             raise ToolFailure(str(exc)) from None
         if isinstance(page, Redirect):
-            text = (f"REDIRECT DETECTED: {page.url} redirects to another host ({page.status}).\n"
-                    f"Redirect URL: {page.location}\nTo read it, call WebFetch again with url set to the redirect "
-                    "URL and the same prompt.")
+            text = (
+                f"REDIRECT DETECTED: {page.url} redirects to another host ({page.status}).\n"
+                f"Redirect URL: {page.location}\nTo read it, call WebFetch again with url set to the redirect "
+                "URL and the same prompt."
+            )
             return ToolOutput(text, structured={"url": page.url, "redirect": page.location, "code": page.status})
         call.report(f"Fetched {page.bytes:,} bytes from {page.url}")
         structured = {"url": page.url, "code": page.status, "bytes": page.bytes, "truncated": page.truncated}
@@ -75,11 +77,21 @@ class WebFetchTool(Tool):
     async def _answer(self, markdown: str, prompt: str, call: ToolCall) -> str:
         assert self.client is not None
         model = small_model()
-        request = ModelRequest(model=model, max_tokens=ANSWER_MAX_TOKENS, messages=[{"role": "user", "content": (
-            f"Web page content:\n---\n{markdown}\n---\n\n{prompt}\n\n"
-            "Answer from the content above only, concisely. Quote sparingly and never more than a few lines "
-            "verbatim; if the page does not say, say so."
-        )}])
+        request = ModelRequest(
+            model=model,
+            max_tokens=ANSWER_MAX_TOKENS,
+            messages=[
+                {
+                    "role": "user",
+                    "content": (
+                        f"Web page content:\n---\n{markdown}\n---\n\n{prompt}\n\n"
+                        "Answer from the content above only, concisely. Quote sparingly and never more than a few "
+                        "lines "
+                        "verbatim; if the page does not say, say so."
+                    ),
+                }
+            ],
+        )
         accumulator = MessageAccumulator()
         try:
             async for event in self.client.stream(request):

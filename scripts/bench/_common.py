@@ -90,6 +90,7 @@ def answering_server() -> tuple[Any, dict[str, str]]:
     """A fake Messages API that answers "ok" to every request, and the environment that points agentcli at it."""
     from agentcli.testing import FakeAnthropicServer
 
-    server = FakeAnthropicServer({"turns": [{"content": [{"type": "text", "text": "ok"}]}],
-                                  "on_exhausted": "repeat_last"}).start()
+    server = FakeAnthropicServer(
+        {"turns": [{"content": [{"type": "text", "text": "ok"}]}], "on_exhausted": "repeat_last"}
+    ).start()
     return server, child_env(ANTHROPIC_API_KEY="bench-key", ANTHROPIC_BASE_URL=server.base_url)

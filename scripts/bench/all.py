@@ -40,8 +40,11 @@ class Outcome:
 
 def benchmarks() -> dict[str, list[str]]:
     """Name → command line, in a stable order: the benchmarks of this folder, then the crash-resume check."""
-    found = {path.stem: [sys.executable, str(path)] for path in sorted(BENCH.glob("*.py"))
-             if not path.name.startswith("_") and path.name != Path(__file__).name}
+    found = {
+        path.stem: [sys.executable, str(path)]
+        for path in sorted(BENCH.glob("*.py"))
+        if not path.name.startswith("_") and path.name != Path(__file__).name
+    }
     found["crash_resume"] = [sys.executable, str(CRASH_RESUME)]
     return found
 
@@ -66,8 +69,15 @@ def crash_resume_figures(stdout: str) -> list[dict[str, object]]:
     if match is None:
         return []
     passed, total = int(match.group(1)), int(match.group(2))
-    return [{"figure": "kills (SIGKILL at random moments) resumed into a valid request", "value": passed,
-             "unit": f"/ {total}", "ratio": passed / total, "note": "nothing already sent was lost"}]
+    return [
+        {
+            "figure": "kills (SIGKILL at random moments) resumed into a valid request",
+            "value": passed,
+            "unit": f"/ {total}",
+            "ratio": passed / total,
+            "note": "nothing already sent was lost",
+        }
+    ]
 
 
 def format_value(value: object, unit: str) -> str:
@@ -80,15 +90,29 @@ def print_table(outcomes: list[Outcome]) -> None:
     rows = [("benchmark", "figure", "median", "ratio", "note")]
     for outcome in outcomes:
         if outcome.returncode != 0:
-            rows.append((outcome.name, f"FAILED (exit {outcome.returncode})", "", "", outcome.tail.splitlines()[-1]
-                         if outcome.tail else ""))
+            rows.append(
+                (
+                    outcome.name,
+                    f"FAILED (exit {outcome.returncode})",
+                    "",
+                    "",
+                    outcome.tail.splitlines()[-1] if outcome.tail else "",
+                )
+            )
             continue
         if not outcome.figures:
             rows.append((outcome.name, "(no figures recorded: see its own output)", "", "", ""))
         for figure in outcome.figures:
             ratio = figure.get("ratio")
-            rows.append((outcome.name, str(figure["figure"]), format_value(figure["value"], str(figure["unit"])),
-                         f"{ratio:.2f}x" if isinstance(ratio, int | float) else "", str(figure.get("note") or "")))
+            rows.append(
+                (
+                    outcome.name,
+                    str(figure["figure"]),
+                    format_value(figure["value"], str(figure["unit"])),
+                    f"{ratio:.2f}x" if isinstance(ratio, int | float) else "",
+                    str(figure.get("note") or ""),
+                )
+            )
     widths = [max(len(row[column]) for row in rows) for column in range(4)]
     for row in rows:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[4])
@@ -101,8 +125,11 @@ def main() -> int:
     parser.add_argument("--runs", type=int, help="pass --runs N to every benchmark (fewer runs, rougher medians)")
     parser.add_argument("--list", action="store_true", help="list the benchmarks and their commands, then stop")
     args = parser.parse_args()
-    chosen = {name: command for name, command in benchmarks().items()
-              if (not args.only or name in args.only) and name not in args.skip}
+    chosen = {
+        name: command
+        for name, command in benchmarks().items()
+        if (not args.only or name in args.only) and name not in args.skip
+    }
     unknown = set(args.only + args.skip) - set(benchmarks())
     if unknown:
         parser.error(f"no such benchmark: {', '.join(sorted(unknown))} (try --list)")
@@ -118,8 +145,10 @@ def main() -> int:
         outcome = run(name, command)
         print(f"[{time.strftime('%H:%M:%S')}] {name} took {outcome.seconds:.0f} s", file=sys.stderr, flush=True)
         outcomes.append(outcome)
-    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end; "
-          f"each figure is the median of the benchmark's runs, the ratio is against the baseline it names")
+    print(
+        f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the end; "
+        f"each figure is the median of the benchmark's runs, the ratio is against the baseline it names"
+    )
     print_table(outcomes)
     return 1 if any(outcome.returncode != 0 for outcome in outcomes) else 0
 

@@ -33,20 +33,26 @@ def main() -> None:
 
             seen = len(server.requests)
             start = time.monotonic()
-            subprocess.run([PYTHON, "-m", "agentcli", "-p", "hi"], check=True, env=env, cwd=cwd,
-                           stdout=subprocess.DEVNULL)
+            subprocess.run(
+                [PYTHON, "-m", "agentcli", "-p", "hi"], check=True, env=env, cwd=cwd, stdout=subprocess.DEVNULL
+            )
             end = time.monotonic()
             first_request.append(server.requests[seen].time - start)
             whole.append(end - start)
     server.stop()
     base = median(floor)
     print(f"runs: {args.runs} (interleaved)")
-    print(table([
-        ('python -c "import anthropic"', base, "floor"),
-        ("the same, skipping interpreter teardown", median(import_only), "the import alone"),
-        ("agentcli -p: start → first request", median(first_request), "target ≤ 1.10x"),
-        ("agentcli -p: whole run", median(whole), "one short answer, process exit included"),
-    ], base))
+    print(
+        table(
+            [
+                ('python -c "import anthropic"', base, "floor"),
+                ("the same, skipping interpreter teardown", median(import_only), "the import alone"),
+                ("agentcli -p: start → first request", median(first_request), "target ≤ 1.10x"),
+                ("agentcli -p: whole run", median(whole), "one short answer, process exit included"),
+            ],
+            base,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -32,16 +32,30 @@ def main() -> None:
             for extra, into in (([], plain), (["--mcp-config", config], with_mcp)):
                 seen = len(server.requests)
                 start = time.monotonic()
-                subprocess.run([PYTHON, "-m", "agentcli", "-p", "hi", *extra], check=True, env=env, cwd=cwd,
-                               stdout=subprocess.DEVNULL)
+                subprocess.run(
+                    [PYTHON, "-m", "agentcli", "-p", "hi", *extra],
+                    check=True,
+                    env=env,
+                    cwd=cwd,
+                    stdout=subprocess.DEVNULL,
+                )
                 into.append(server.requests[seen].time - start)
     server.stop()
     print(f"runs: {args.runs} (interleaved)")
-    print(table([
-        ('python -c "import anthropic"', median(floor), "floor"),
-        ("agentcli -p: start → first request", median(plain), "no MCP server"),
-        ("agentcli -p --mcp-config: start → first request", median(with_mcp), "one stdio server; target ≤ 1.10x"),
-    ], median(plain)))
+    print(
+        table(
+            [
+                ('python -c "import anthropic"', median(floor), "floor"),
+                ("agentcli -p: start → first request", median(plain), "no MCP server"),
+                (
+                    "agentcli -p --mcp-config: start → first request",
+                    median(with_mcp),
+                    "one stdio server; target ≤ 1.10x",
+                ),
+            ],
+            median(plain),
+        )
+    )
 
 
 if __name__ == "__main__":

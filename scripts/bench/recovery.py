@@ -45,8 +45,11 @@ def main() -> None:
     isolate_home()
     os.environ["AGENTCLI_STREAM_IDLE_TIMEOUT_MS"] = str(args.idle_ms)
     results: dict[str, list[float]] = {"clean": [], "drop": [], "stall": []}
-    faults = {"clean": None, "drop": {"kind": "drop", "after_events": 8},
-              "stall": {"kind": "stall", "after_events": 8, "seconds": 60}}
+    faults = {
+        "clean": None,
+        "drop": {"kind": "drop", "after_events": 8},
+        "stall": {"kind": "stall", "after_events": 8, "seconds": 60},
+    }
     with tempfile.TemporaryDirectory() as cwd:
         for _ in range(args.runs):
             for name, fault in faults.items():
@@ -57,8 +60,13 @@ def main() -> None:
     for name in ("drop", "stall"):
         lost = median(results[name]) - clean
         print(f"{name:<5} recovery time  {lost * 1000:8.1f} ms  (median turn {median(results[name]) * 1000:.1f} ms)")
-        record(f"time a {name} costs a turn", lost * 1000, "ms", ratio=median(results[name]) / clean,
-               note=f"ratio: the faulted turn vs a clean one ({clean * 1000:.0f} ms); watchdog {args.idle_ms} ms")
+        record(
+            f"time a {name} costs a turn",
+            lost * 1000,
+            "ms",
+            ratio=median(results[name]) / clean,
+            note=f"ratio: the faulted turn vs a clean one ({clean * 1000:.0f} ms); watchdog {args.idle_ms} ms",
+        )
 
 
 if __name__ == "__main__":

@@ -28,9 +28,38 @@ from _common import PYTHON, child_env, median, record
 from agentcli.testing import FakeAnthropicServer
 
 WORDS = [
-    "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "theta", "lambda", "sigma", "omega", "read", "write",
-    "parse", "build", "test", "fix", "value", "index", "module", "return", "import", "class", "def", "self", "data",
-    "file", "path", "line", "error", "result", "config", "session",
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "zeta",
+    "theta",
+    "lambda",
+    "sigma",
+    "omega",
+    "read",
+    "write",
+    "parse",
+    "build",
+    "test",
+    "fix",
+    "value",
+    "index",
+    "module",
+    "return",
+    "import",
+    "class",
+    "def",
+    "self",
+    "data",
+    "file",
+    "path",
+    "line",
+    "error",
+    "result",
+    "config",
+    "session",
 ]
 
 
@@ -59,35 +88,88 @@ def write_transcript(path: Path, cwd: Path, messages: int, result_bytes: int, se
         payload.setdefault("uuid", str(uuid.uuid4()))
         return payload
 
-    store.record(envelope({"type": "user", "message": {"role": "user", "content": "Go through the codebase."},
-                           "parent_tool_use_id": None}))
+    store.record(
+        envelope(
+            {
+                "type": "user",
+                "message": {"role": "user", "content": "Go through the codebase."},
+                "parent_tool_use_id": None,
+            }
+        )
+    )
     written = 1
     turn = 0
     while written < messages - 1:
         turn += 1
         tool_id = f"toolu_{turn:06d}{uuid.uuid4().hex[:12]}"
         file_path = f"{cwd}/src/module_{turn}.py"
-        store.record(envelope({"type": "assistant", "parent_tool_use_id": None, "message": {
-            "id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message", "role": "assistant", "model": "claude-sonnet-5-5",
-            "content": [{"type": "text", "text": f"Next I will read module {turn}."},
-                        {"type": "tool_use", "id": tool_id, "name": "Read", "input": {"file_path": file_path}}],
-            "stop_reason": "tool_use", "stop_sequence": None,
-            "usage": {"input_tokens": 1000 + turn, "output_tokens": 40, "cache_creation_input_tokens": 0,
-                      "cache_read_input_tokens": 900},
-        }}))
+        store.record(
+            envelope(
+                {
+                    "type": "assistant",
+                    "parent_tool_use_id": None,
+                    "message": {
+                        "id": f"msg_{uuid.uuid4().hex[:24]}",
+                        "type": "message",
+                        "role": "assistant",
+                        "model": "claude-sonnet-5-5",
+                        "content": [
+                            {"type": "text", "text": f"Next I will read module {turn}."},
+                            {"type": "tool_use", "id": tool_id, "name": "Read", "input": {"file_path": file_path}},
+                        ],
+                        "stop_reason": "tool_use",
+                        "stop_sequence": None,
+                        "usage": {
+                            "input_tokens": 1000 + turn,
+                            "output_tokens": 40,
+                            "cache_creation_input_tokens": 0,
+                            "cache_read_input_tokens": 900,
+                        },
+                    },
+                }
+            )
+        )
         content = _text(rng, result_bytes)
-        store.record(envelope({
-            "type": "user", "parent_tool_use_id": None,
-            "message": {"role": "user",
-                        "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": content}]},
-            "tool_use_result": {"type": "text", "file": {"filePath": file_path, "numLines": content.count("\n") + 1,
-                                                         "startLine": 1, "totalLines": content.count("\n") + 1}},
-        }))
+        store.record(
+            envelope(
+                {
+                    "type": "user",
+                    "parent_tool_use_id": None,
+                    "message": {
+                        "role": "user",
+                        "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": content}],
+                    },
+                    "tool_use_result": {
+                        "type": "text",
+                        "file": {
+                            "filePath": file_path,
+                            "numLines": content.count("\n") + 1,
+                            "startLine": 1,
+                            "totalLines": content.count("\n") + 1,
+                        },
+                    },
+                }
+            )
+        )
         written += 2
-    store.record(envelope({"type": "assistant", "parent_tool_use_id": None, "message": {
-        "id": "msg_last", "type": "message", "role": "assistant", "model": "claude-sonnet-5-5",
-        "content": [{"type": "text", "text": "I have read every module."}], "stop_reason": "end_turn",
-        "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}}))
+    store.record(
+        envelope(
+            {
+                "type": "assistant",
+                "parent_tool_use_id": None,
+                "message": {
+                    "id": "msg_last",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "claude-sonnet-5-5",
+                    "content": [{"type": "text", "text": "I have read every module."}],
+                    "stop_reason": "end_turn",
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 1, "output_tokens": 1},
+                },
+            }
+        )
+    )
     store.flush(durable=True)
     store.close()
     return session_id
@@ -134,8 +216,9 @@ def bench_resume(runs: int, messages: int, result_bytes: int) -> None:
         path = sessions_dir(cwd) / f"{session_id}.jsonl"
         write_transcript(path, cwd, messages, result_bytes)
         size = path.stat().st_size
-        server = FakeAnthropicServer({"turns": [{"content": [{"type": "text", "text": "ok"}]}],
-                                      "on_exhausted": "repeat_last"}).start()
+        server = FakeAnthropicServer(
+            {"turns": [{"content": [{"type": "text", "text": "ok"}]}], "on_exhausted": "repeat_last"}
+        ).start()
         env.update(ANTHROPIC_API_KEY="bench-key", ANTHROPIC_BASE_URL=server.base_url)
         floor: list[float] = []
         loader: list[float] = []
@@ -150,17 +233,27 @@ def bench_resume(runs: int, messages: int, result_bytes: int) -> None:
         assert not [r for r in server.requests if r.violations], "the fake server rejected a request"
         sent = len(server.requests[-1].body["messages"])
         f, lo, fr, re_ = median(floor), median(loader), median(fresh), median(resumed)
-        print(f"transcript: {messages} messages, {size / 1e6:.1f} MB; resumed request carries {sent} messages; "
-              f"runs: {runs} (interleaved)")
+        print(
+            f"transcript: {messages} messages, {size / 1e6:.1f} MB; resumed request carries {sent} messages; "
+            f"runs: {runs} (interleaved)"
+        )
         print(f"  floor: read + json.loads every line      {f * 1000:8.1f} ms")
         print(f"  load_transcript (in process)            {lo * 1000:8.1f} ms   {lo / f:5.2f}x the floor")
         print(f"  fresh -p: start → first request         {fr * 1000:8.1f} ms")
-        print(f"  --resume: start → first request         {re_ * 1000:8.1f} ms   "
-              f"{re_ / (fr + f):5.2f}x (fresh + floor)   target ≤ 1.50x")
-        print(f"  resume cost over a fresh run            {(re_ - fr) * 1000:8.1f} ms   "
-              f"{(re_ - fr) / f:5.2f}x the floor")
-        record(f"--resume of {messages:,} messages ({size / 1e6:.0f} MB): start → first request", re_ * 1000, "ms",
-               ratio=re_ / (fr + f), note="vs a fresh run plus reading and parsing the file; target ≤ 1.50x")
+        print(
+            f"  --resume: start → first request         {re_ * 1000:8.1f} ms   "
+            f"{re_ / (fr + f):5.2f}x (fresh + floor)   target ≤ 1.50x"
+        )
+        print(
+            f"  resume cost over a fresh run            {(re_ - fr) * 1000:8.1f} ms   {(re_ - fr) / f:5.2f}x the floor"
+        )
+        record(
+            f"--resume of {messages:,} messages ({size / 1e6:.0f} MB): start → first request",
+            re_ * 1000,
+            "ms",
+            ratio=re_ / (fr + f),
+            note="vs a fresh run plus reading and parsing the file; target ≤ 1.50x",
+        )
 
 
 def bench_bytes(exchanges: int) -> None:
@@ -169,8 +262,12 @@ def bench_bytes(exchanges: int) -> None:
         cwd = root / "project"
         cwd.mkdir()
         env = child_env(XDG_DATA_HOME=str(root / "data"), XDG_CONFIG_HOME=str(root / "config"), HOME=str(root))
-        server = FakeAnthropicServer({"turns": [{"content": [{"type": "text", "text": "Hello! How can I help?"}]}],
-                                      "on_exhausted": "repeat_last"}).start()
+        server = FakeAnthropicServer(
+            {
+                "turns": [{"content": [{"type": "text", "text": "Hello! How can I help?"}]}],
+                "on_exhausted": "repeat_last",
+            }
+        ).start()
         env.update(ANTHROPIC_API_KEY="bench-key", ANTHROPIC_BASE_URL=server.base_url)
         sizes: list[int] = []
         for n in range(exchanges):
@@ -181,8 +278,10 @@ def bench_bytes(exchanges: int) -> None:
             sizes.append(files[0].stat().st_size)
         server.stop()
         growth = [b - a for a, b in itertools.pairwise(sizes)]
-        print(f"transcript bytes: first exchange {sizes[0]} B; each later exchange median {median(growth):.0f} B "
-              f"(min {min(growth)}, max {max(growth)}) over {len(growth)}   target ≤ 5,000 B")
+        print(
+            f"transcript bytes: first exchange {sizes[0]} B; each later exchange median {median(growth):.0f} B "
+            f"(min {min(growth)}, max {max(growth)}) over {len(growth)}   target ≤ 5,000 B"
+        )
         record("transcript bytes per short exchange", median(growth), "B", note="target ≤ 5,000 B")
 
 

@@ -24,8 +24,9 @@ TARGET_MS = 15.0
 
 async def _once(project: Path, sandbox: Sandbox | None) -> float:
     started = time.perf_counter()
-    result = await run_shell("true", cwd=project, env={"PATH": "/usr/bin:/bin"}, timeout_s=30, limit=1000,
-                             sandbox=sandbox)
+    result = await run_shell(
+        "true", cwd=project, env={"PATH": "/usr/bin:/bin"}, timeout_s=30, limit=1000, sandbox=sandbox
+    )
     elapsed = time.perf_counter() - started
     assert result.exit_code == 0, result.output
     return elapsed

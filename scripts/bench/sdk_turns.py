@@ -33,16 +33,23 @@ def per_process(turns: int, env: dict[str, str], cwd: str) -> list[float]:
     for n in range(turns):
         resume = ["--resume", session] if session else []
         start = time.monotonic()
-        proc = subprocess.run([AGENTCLI, "-p", f"turn {n}", "--output-format", "json", *resume], env=env, cwd=cwd,
-                              capture_output=True, text=True, check=True)
+        proc = subprocess.run(
+            [AGENTCLI, "-p", f"turn {n}", "--output-format", "json", *resume],
+            env=env,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         times.append(time.monotonic() - start)
         session = json.loads(proc.stdout)["session_id"]
     return times
 
 
 def raw_stream(turns: int, env: dict[str, str], cwd: str) -> list[float]:
-    proc = subprocess.Popen([AGENTCLI, *STREAM], env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True, bufsize=1)
+    proc = subprocess.Popen(
+        [AGENTCLI, *STREAM], env=env, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
+    )
     assert proc.stdin is not None and proc.stdout is not None
     times: list[float] = []
     start = time.monotonic()
@@ -84,8 +91,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=20)
     args = parser.parse_args()
-    server = FakeAnthropicServer({"turns": [{"content": [{"type": "text", "text": "ok"}]}],
-                                  "on_exhausted": "repeat_last"}).start()
+    server = FakeAnthropicServer(
+        {"turns": [{"content": [{"type": "text", "text": "ok"}]}], "on_exhausted": "repeat_last"}
+    ).start()
     env = child_env(ANTHROPIC_API_KEY="bench-key", ANTHROPIC_BASE_URL=server.base_url)
     with tempfile.TemporaryDirectory() as cwd:
         baseline = per_process(args.turns, env, cwd)
@@ -94,15 +102,22 @@ def main() -> None:
     server.stop()
     base = median(baseline[1:])
     print(f"turns: {args.turns}; medians over turns 2..{args.turns}")
-    print(table([
-        ("agentcli -p --resume, a process per turn", base, "baseline"),
-        ("ClaudeSDKClient, one process: a turn", median(driven[1:]), "SDK client included"),
-        ("stream-json, one process: a turn", median(raw[1:]), "raw NDJSON on stdin"),
-        ("ClaudeSDKClient: first turn (start-up)", driven[0], "connect + initialize + turn"),
-        ("stream-json: first turn (start-up)", raw[0], "process start + turn"),
-    ], base))
-    print(f"per turn, one SDK-driven process instead of a process per turn: {base / median(driven[1:]):.0f}x faster "
-          f"({(base - median(driven[1:])) * 1000:.0f} ms saved a turn)")
+    print(
+        table(
+            [
+                ("agentcli -p --resume, a process per turn", base, "baseline"),
+                ("ClaudeSDKClient, one process: a turn", median(driven[1:]), "SDK client included"),
+                ("stream-json, one process: a turn", median(raw[1:]), "raw NDJSON on stdin"),
+                ("ClaudeSDKClient: first turn (start-up)", driven[0], "connect + initialize + turn"),
+                ("stream-json: first turn (start-up)", raw[0], "process start + turn"),
+            ],
+            base,
+        )
+    )
+    print(
+        f"per turn, one SDK-driven process instead of a process per turn: {base / median(driven[1:]):.0f}x faster "
+        f"({(base - median(driven[1:])) * 1000:.0f} ms saved a turn)"
+    )
 
 
 if __name__ == "__main__":

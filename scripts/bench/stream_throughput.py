@@ -45,21 +45,36 @@ def main() -> None:
             subprocess.run([PYTHON, "-c", RAW_LOOP], check=True, env=env, stdout=subprocess.DEVNULL)
             raw.append(time.monotonic() - start)
             start = time.monotonic()
-            subprocess.run([PYTHON, "-m", "agentcli", "-p", "go", "--output-format", "stream-json"],
-                           check=True, env=env, cwd=cwd, stdout=subprocess.DEVNULL)
+            subprocess.run(
+                [PYTHON, "-m", "agentcli", "-p", "go", "--output-format", "stream-json"],
+                check=True,
+                env=env,
+                cwd=cwd,
+                stdout=subprocess.DEVNULL,
+            )
             ours.append(time.monotonic() - start)
             start = time.monotonic()
-            subprocess.run([PYTHON, "-m", "agentcli", "-p", "go", "--output-format", "stream-json",
-                            "--include-partial-messages"], check=True, env=env, cwd=cwd, stdout=subprocess.DEVNULL)
+            subprocess.run(
+                [PYTHON, "-m", "agentcli", "-p", "go", "--output-format", "stream-json", "--include-partial-messages"],
+                check=True,
+                env=env,
+                cwd=cwd,
+                stdout=subprocess.DEVNULL,
+            )
             partial.append(time.monotonic() - start)
     server.stop()
     base = median(raw)
     print(f"runs: {args.runs} (interleaved), {args.deltas} text deltas, {len(text)} characters")
-    print(table([
-        ("raw SDK loop (whole process)", base, "baseline"),
-        ("agentcli -p stream-json", median(ours), "target ≤ 1.20x"),
-        ("agentcli -p stream-json + partial messages", median(partial), "prints every delta as a JSON line"),
-    ], base))
+    print(
+        table(
+            [
+                ("raw SDK loop (whole process)", base, "baseline"),
+                ("agentcli -p stream-json", median(ours), "target ≤ 1.20x"),
+                ("agentcli -p stream-json + partial messages", median(partial), "prints every delta as a JSON line"),
+            ],
+            base,
+        )
+    )
 
 
 if __name__ == "__main__":

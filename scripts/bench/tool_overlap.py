@@ -40,11 +40,17 @@ def _scripted_stream_s(scenario: dict) -> float:
 
 
 def _scenario(command: str) -> dict:
-    tools = [{"type": "tool_use", "id": f"toolu_bench{n}", "name": "Bash", "input": {"command": command.format(n=n)}}
-             for n in range(TOOLS)]
+    tools = [
+        {"type": "tool_use", "id": f"toolu_bench{n}", "name": "Bash", "input": {"command": command.format(n=n)}}
+        for n in range(TOOLS)
+    ]
     text = {"type": "text", "text": "Meanwhile, here is what I am checking and why. " * 6, "chunks": TEXT_CHUNKS}
-    return {"turns": [{"content": [*tools, text], "delay_ms": FRAME_DELAY_MS},
-                      {"content": [{"type": "text", "text": "done"}]}]}
+    return {
+        "turns": [
+            {"content": [*tools, text], "delay_ms": FRAME_DELAY_MS},
+            {"content": [{"type": "text", "text": "done"}]},
+        ]
+    }
 
 
 async def _turn(command: str, cwd: Path, mode: str) -> tuple[float, float]:
@@ -94,15 +100,22 @@ def main() -> None:
         ("agentcli, 3 read-only sleeps", median(parallel), "measured; target ≤ 1.10x ideal"),
         ("agentcli, 3 sleeps + touch (writes)", median(serial), "measured; one at a time, still overlapping"),
     ]
-    print(f"runs: {args.runs}; scripted stream {stream_s:.2f} s ({FRAME_DELAY_MS} ms between SSE frames); "
-          f"{TOOLS} tools of {TOOL_S:g} s each; turn = first request to the one carrying the results")
+    print(
+        f"runs: {args.runs}; scripted stream {stream_s:.2f} s ({FRAME_DELAY_MS} ms between SSE frames); "
+        f"{TOOLS} tools of {TOOL_S:g} s each; turn = first request to the one carrying the results"
+    )
     width = max(len(name) for name, _, _ in rows)
     print(f"{'':{width}}  median       vs ideal  vs sequential  note")
     for name, value, note in rows:
         print(f"{name:{width}}  {value * 1000:8.1f} ms  {value / ideal:7.2f}x  {value / summed:12.2f}x  {note}")
         if note.startswith("measured"):
-            record(f"turn with {name.removeprefix('agentcli, ')}", value * 1000, "ms", ratio=value / ideal,
-                   note=f"vs the ideal max(stream, tools); {value / summed:.2f}x the sequential sum")
+            record(
+                f"turn with {name.removeprefix('agentcli, ')}",
+                value * 1000,
+                "ms",
+                ratio=value / ideal,
+                note=f"vs the ideal max(stream, tools); {value / summed:.2f}x the sequential sum",
+            )
     print("all runs (read-only): " + ", ".join(f"{v * 1000:.0f}" for v in parallel) + " ms")
 
 

@@ -42,10 +42,12 @@ BURST_DELTAS = 20_000
 
 def burst_text() -> str:
     """About 200 KB of Markdown as models write it: headings, prose, lists and code fences; a marker line last."""
-    section = ("## Section {n}\n\nThis paragraph explains step {n} of the change in a few plain sentences, with "
-               "`inline code` and **bold** words, as an answer would.\n\n- first point of {n}\n- second point\n\n"
-               "```python\ndef step_{n}(value):\n    total = value * {n}\n    for item in range(3):\n"
-               "        total += item\n    return total\n```\n\n")
+    section = (
+        "## Section {n}\n\nThis paragraph explains step {n} of the change in a few plain sentences, with "
+        "`inline code` and **bold** words, as an answer would.\n\n- first point of {n}\n- second point\n\n"
+        "```python\ndef step_{n}(value):\n    total = value * {n}\n    for item in range(3):\n"
+        "        total += item\n    return total\n```\n\n"
+    )
     parts: list[str] = []
     size = 0
     n = 0
@@ -79,8 +81,10 @@ def wait_requests(server: FakeAnthropicServer, count: int, timeout: float = 30) 
 
 
 def one_run(home: Path, plain: bool) -> dict[str, float]:
-    turns = [{"content": [{"type": "text", "text": SHORT_ANSWER, "chunks": 4}]},
-             {"content": [{"type": "text", "text": burst_text(), "chunks": BURST_DELTAS}]}]
+    turns = [
+        {"content": [{"type": "text", "text": SHORT_ANSWER, "chunks": 4}]},
+        {"content": [{"type": "text", "text": burst_text(), "chunks": BURST_DELTAS}]},
+    ]
     server = FakeAnthropicServer({"turns": turns, "on_exhausted": "echo"}).start()
     ended: list[float] = []
     stream = server._stream  # the end of each stream, as the server writes its last byte
@@ -91,13 +95,22 @@ def one_run(home: Path, plain: bool) -> dict[str, float]:
 
     server._stream = timed_stream  # type: ignore[method-assign]
     socket = f"agentcli-e2e-{os.getpid()}-{time.monotonic_ns()}"
-    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / "config"), "XDG_DATA_HOME": str(home / "data"),
-           "TERM": "xterm-256color", "PYTHONPATH": str(REPO), "ANTHROPIC_API_KEY": "bench-key",
-           "ANTHROPIC_BASE_URL": server.base_url, "PYTHONPYCACHEPREFIX": str(home / "pycache")}
+    env = {
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "XDG_DATA_HOME": str(home / "data"),
+        "TERM": "xterm-256color",
+        "PYTHONPATH": str(REPO),
+        "ANTHROPIC_API_KEY": "bench-key",
+        "ANTHROPIC_BASE_URL": server.base_url,
+        "PYTHONPYCACHEPREFIX": str(home / "pycache"),
+    }
     exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
     flags = " --plain" if plain else ""
-    command = f"cd {shlex.quote(str(home))} && env -u PYTHONDONTWRITEBYTECODE {exports} " \
-              f"{shlex.quote(sys.executable)} -m agentcli{flags}"
+    command = (
+        f"cd {shlex.quote(str(home))} && env -u PYTHONDONTWRITEBYTECODE {exports} "
+        f"{shlex.quote(sys.executable)} -m agentcli{flags}"
+    )
     tmux(socket, "new-session", "-d", "-s", "bench", "-x", "120", "-y", "40", "sleep 120")
     try:
         started = time.monotonic()
@@ -122,8 +135,12 @@ def one_run(home: Path, plain: bool) -> dict[str, float]:
         seen = wait(socket, lambda screen: BURST_END in screen, timeout=120)
         while not ended or len(ended) < 2:
             time.sleep(0.001)
-        return {"launch_to_input_s": ready - started, "enter_to_request_s": first_request - enter,
-                "enter_to_answer_s": answered - enter, "burst_lag_s": seen - ended[1]}
+        return {
+            "launch_to_input_s": ready - started,
+            "enter_to_request_s": first_request - enter,
+            "enter_to_answer_s": answered - enter,
+            "burst_lag_s": seen - ended[1],
+        }
     finally:
         tmux(socket, "kill-server")
         server.stop()
@@ -150,11 +167,16 @@ def main() -> None:
 
     face = "plain" if args.plain else "TUI"
     record(f"{face} e2e: launch → input ready", float(report["launch_to_input_s"]) * 1000, "ms")
-    record(f"{face} e2e: Enter → first request", float(report["enter_to_request_s"]) * 1000, "ms",
-           note="target ≤ 50 ms")
+    record(
+        f"{face} e2e: Enter → first request", float(report["enter_to_request_s"]) * 1000, "ms", note="target ≤ 50 ms"
+    )
     record(f"{face} e2e: Enter → short answer visible", float(report["enter_to_answer_s"]) * 1000, "ms")
-    record(f"{face} e2e: 200 KB burst, last line after stream end", float(report["burst_lag_s"]) * 1000, "ms",
-           note="target ≤ 300 ms")
+    record(
+        f"{face} e2e: 200 KB burst, last line after stream end",
+        float(report["burst_lag_s"]) * 1000,
+        "ms",
+        note="target ≤ 300 ms",
+    )
 
 
 if __name__ == "__main__":

@@ -41,8 +41,10 @@ def wait(socket: str, needle: str, timeout: float = 10) -> float:
 
 def one_run(home: Path, bytecode_cache: bool) -> dict[str, float]:
     socket = f"agentcli-bench-{os.getpid()}-{time.monotonic_ns()}"
-    env = f"HOME={shlex.quote(str(home))} XDG_CONFIG_HOME={shlex.quote(str(home / 'config'))} " \
-          f"XDG_DATA_HOME={shlex.quote(str(home / 'data'))} TERM=xterm-256color PYTHONPATH={shlex.quote(str(REPO))}"
+    env = (
+        f"HOME={shlex.quote(str(home))} XDG_CONFIG_HOME={shlex.quote(str(home / 'config'))} "
+        f"XDG_DATA_HOME={shlex.quote(str(home / 'data'))} TERM=xterm-256color PYTHONPATH={shlex.quote(str(REPO))}"
+    )
     if bytecode_cache:
         env = f"-u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX={shlex.quote(str(home / 'pycache'))} {env}"
     else:
@@ -63,8 +65,12 @@ def one_run(home: Path, bytecode_cache: bool) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--no-bytecode-cache", dest="bytecode_cache", action="store_false",
-                        help="compile agentcli's modules on every start, as with PYTHONDONTWRITEBYTECODE")
+    parser.add_argument(
+        "--no-bytecode-cache",
+        dest="bytecode_cache",
+        action="store_false",
+        help="compile agentcli's modules on every start, as with PYTHONDONTWRITEBYTECODE",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         home = Path(folder)

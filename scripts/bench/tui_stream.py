@@ -42,8 +42,10 @@ def mixed_markdown(sections: int) -> str:
     """Headings, paragraphs with inline styles, lists and short Python fences, like a long model answer."""
     parts = []
     for n in range(sections):
-        parts.append(f"## Section {n}\n\nThis paragraph explains **step {n}** with `inline_code()` and *emphasis*; "
-                     "it is long enough to wrap on a normal terminal, as real answers do.\n")
+        parts.append(
+            f"## Section {n}\n\nThis paragraph explains **step {n}** with `inline_code()` and *emphasis*; "
+            "it is long enough to wrap on a normal terminal, as real answers do.\n"
+        )
         parts.append("- first point about the change\n- second point, with `a_name`\n- third point\n")
         if n % 2 == 0:
             body = "\n".join(f"    value_{i} = compute({i}, scale={n})" for i in range(8))
@@ -59,9 +61,9 @@ def long_fence(lines: int) -> str:
 def deltas_of(text: str, count: int | None = None) -> list[str]:
     if count is not None:
         size = max(1, len(text) // count)
-        pieces = [text[i:i + size] for i in range(0, len(text), size)]
+        pieces = [text[i : i + size] for i in range(0, len(text), size)]
         return pieces
-    return [text[i:i + DELTA_CHARS] for i in range(0, len(text), DELTA_CHARS)]
+    return [text[i : i + DELTA_CHARS] for i in range(0, len(text), DELTA_CHARS)]
 
 
 def text_of(sections_chars: int) -> str:
@@ -77,14 +79,22 @@ def stream_messages(deltas: list[str], message_id: str) -> tuple[list[dict[str, 
     """(stream events before and after the text deltas) for one streamed text answer."""
     head = [
         {"type": "stream_event", "event": {"type": "message_start", "message": {"id": message_id, "usage": {}}}},
-        {"type": "stream_event", "event": {"type": "content_block_start", "index": 0,
-                                           "content_block": {"type": "text", "text": ""}}},
+        {
+            "type": "stream_event",
+            "event": {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        },
     ]
     tail = [
         {"type": "stream_event", "event": {"type": "content_block_stop", "index": 0}},
         {"type": "stream_event", "event": {"type": "message_stop"}},
-        {"type": "assistant", "message": {"id": message_id, "content": [{"type": "text", "text": "".join(deltas)}],
-                                          "usage": {"input_tokens": 1000, "output_tokens": len(deltas)}}},
+        {
+            "type": "assistant",
+            "message": {
+                "id": message_id,
+                "content": [{"type": "text", "text": "".join(deltas)}],
+                "usage": {"input_tokens": 1000, "output_tokens": len(deltas)},
+            },
+        },
         {"type": "result", "subtype": "success", "is_error": False, "total_cost_usd": 0.01, "num_turns": 1},
     ]
     return head, tail
@@ -123,16 +133,28 @@ class StandInEngine:
                     await asyncio.sleep(wait)
             else:
                 await asyncio.sleep(0)
-            yield {"type": "stream_event", "event": {"type": "content_block_delta", "index": 0,
-                                                     "delta": {"type": "text_delta", "text": text}}}
+            yield {
+                "type": "stream_event",
+                "event": {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
+            }
         self.last_delta_at = time.perf_counter()
         if self.tool_turn:
             tool_id = f"toolu_{self.turn}"
-            yield {"type": "system", "subtype": "tool_started", "tool_use_id": tool_id, "tool_name": "Read",
-                   "tool_input": {"file_path": "src/app.py"}}
-            yield {"type": "user", "message": {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": tool_id, "content": "1\tdef add(a, b):"}]},
-                "tool_use_result": {"type": "text", "file": {"numLines": 1}}}
+            yield {
+                "type": "system",
+                "subtype": "tool_started",
+                "tool_use_id": tool_id,
+                "tool_name": "Read",
+                "tool_input": {"file_path": "src/app.py"},
+            }
+            yield {
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": "1\tdef add(a, b):"}],
+                },
+                "tool_use_result": {"type": "text", "file": {"numLines": 1}},
+            }
         for message in tail:
             yield message
 
@@ -166,7 +188,8 @@ async def settle_history(pilot: Any, timeout: float = 60) -> None:
     conversation = pilot.app.conversation
     deadline = time.perf_counter() + timeout
     while conversation.unfrozen_history or any(
-            not view.rendered for view in conversation.query(MarkdownView) if view.display):
+        not view.rendered for view in conversation.query(MarkdownView) if view.display
+    ):
         if time.perf_counter() > deadline:
             raise TimeoutError("the history did not settle")
         await pilot.pause(0.05)
@@ -196,9 +219,14 @@ async def run_stream(deltas: list[str], *, pace: float | None = None, prior_mess
         view = app.conversation.query(MarkdownView).last()
         assert view.source == "".join(deltas), "the rendered source differs from what was streamed"
         elapsed = done - engine.first_delta_at
-        return {"deltas": len(deltas), "deltas_per_s": len(deltas) / elapsed, "seconds": elapsed,
-                "final_frame_after_last_delta_ms": (done - engine.last_delta_at) * 1000,
-                "flushes": view.flushes, **stalls}
+        return {
+            "deltas": len(deltas),
+            "deltas_per_s": len(deltas) / elapsed,
+            "seconds": elapsed,
+            "final_frame_after_last_delta_ms": (done - engine.last_delta_at) * 1000,
+            "flushes": view.flushes,
+            **stalls,
+        }
 
 
 async def run_memory(turns: int) -> dict[str, float]:
@@ -217,9 +245,14 @@ async def run_memory(turns: int) -> dict[str, float]:
         await pilot.pause()
         gc.collect()
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        return {"turns": turns, "seconds": time.perf_counter() - started, "rss_mib_before": start_rss,
-                "peak_rss_mib_after": rss, "widgets": len(app.conversation.children),
-                "log_entries": len(app.log_messages)}
+        return {
+            "turns": turns,
+            "seconds": time.perf_counter() - started,
+            "rss_mib_before": start_rss,
+            "peak_rss_mib_after": rss,
+            "widgets": len(app.conversation.children),
+            "log_entries": len(app.log_messages),
+        }
 
 
 def median_of(runs: list[dict[str, float]]) -> dict[str, float]:
@@ -231,8 +264,12 @@ def main() -> None:
     parser.add_argument("--only", choices=["full", "paced", "history", "memory"], action="append")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--deltas", type=int, default=20_000)
-    parser.add_argument("--history-deltas", type=int, default=8_000,
-                        help="deltas streamed in the history scenario (longer runs are steadier)")
+    parser.add_argument(
+        "--history-deltas",
+        type=int,
+        default=8_000,
+        help="deltas streamed in the history scenario (longer runs are steadier)",
+    )
     args = parser.parse_args()
     wanted = args.only or ["full", "paced", "history", "memory"]
     report: dict[str, Any] = {}
@@ -252,8 +289,11 @@ def main() -> None:
             empty_runs.append(asyncio.run(run_stream(deltas)))
             full_runs.append(asyncio.run(run_stream(deltas, prior_messages=300)))
         empty, full = median_of(empty_runs), median_of(full_runs)
-        report["history"] = {"empty": empty, "with_300_messages": full,
-                             "ratio": round(full["deltas_per_s"] / empty["deltas_per_s"], 3)}
+        report["history"] = {
+            "empty": empty,
+            "with_300_messages": full,
+            "ratio": round(full["deltas_per_s"] / empty["deltas_per_s"], 3),
+        }
     if "memory" in wanted:
         report["memory"] = asyncio.run(run_memory(300))
     print(json.dumps(report, indent=2))
@@ -266,19 +306,37 @@ def record_headlines(report: dict[str, Any]) -> None:
     if "full" in report:
         full = report["full"]
         record("TUI: 20,000 deltas rendered", full["deltas_per_s"], "deltas/s", note="target ≥ 3,000 deltas/s")
-        record("TUI: final frame after the last delta", full["final_frame_after_last_delta_ms"], "ms",
-               note="target ≤ 100 ms")
+        record(
+            "TUI: final frame after the last delta",
+            full["final_frame_after_last_delta_ms"],
+            "ms",
+            note="target ≤ 100 ms",
+        )
     if "paced" in report:
-        record("TUI: longest UI block at 1,000 deltas/s (p99)", report["paced"]["p99_block_ms"], "ms",
-               note="target ≤ 50 ms")
+        record(
+            "TUI: longest UI block at 1,000 deltas/s (p99)",
+            report["paced"]["p99_block_ms"],
+            "ms",
+            note="target ≤ 50 ms",
+        )
     if "history" in report:
         history = report["history"]
-        record("TUI: streaming below 300 messages", history["with_300_messages"]["deltas_per_s"], "deltas/s",
-               ratio=history["ratio"], note="vs an empty screen; target within 20 %")
+        record(
+            "TUI: streaming below 300 messages",
+            history["with_300_messages"]["deltas_per_s"],
+            "deltas/s",
+            ratio=history["ratio"],
+            note="vs an empty screen; target within 20 %",
+        )
     if "memory" in report:
         memory = report["memory"]
-        record("TUI: peak memory after 300 turns", memory["peak_rss_mib_after"], "MiB",
-               ratio=memory["peak_rss_mib_after"] / memory["rss_mib_before"], note="vs before the turns")
+        record(
+            "TUI: peak memory after 300 turns",
+            memory["peak_rss_mib_after"],
+            "MiB",
+            ratio=memory["peak_rss_mib_after"] / memory["rss_mib_before"],
+            note="vs before the turns",
+        )
 
 
 if __name__ == "__main__":

@@ -16,8 +16,12 @@ from tests.conftest import collect
 
 
 def task(tool_id: str, prompt: str, agent: str = "general-purpose") -> dict[str, Any]:
-    return {"type": "tool_use", "id": tool_id, "name": "Task",
-            "input": {"description": f"Do {prompt[:10]}", "prompt": prompt, "subagent_type": agent}}
+    return {
+        "type": "tool_use",
+        "id": tool_id,
+        "name": "Task",
+        "input": {"description": f"Do {prompt[:10]}", "prompt": prompt, "subagent_type": agent},
+    }
 
 
 def text(value: str) -> dict[str, Any]:
@@ -38,42 +42,70 @@ def nested(messages: list[dict[str, Any]], parent: str) -> list[dict[str, Any]]:
 
 async def test_two_tasks_run_concurrently_and_answer_in_order(fake_api, make_engine):
     meet = {"name": "subagents", "parties": 2}
-    server = fake_api({"turns": [
-        main_turn([text("Delegating."), task("toolu_a", "alpha: count the files"),
-                   task("toolu_b", "beta: read the readme")], usage={"input_tokens": 100, "output_tokens": 40}),
-        sub_turn("alpha:", [text("alpha found 2 files")], rendezvous=meet,
-                 usage={"input_tokens": 1000, "output_tokens": 10}),
-        sub_turn("beta:", [text("beta read the readme")], rendezvous=meet,
-                 usage={"input_tokens": 2000, "output_tokens": 20}),
-        main_turn([text("Both done.")], usage={"input_tokens": 300, "output_tokens": 5},
-                  expect={"tool_result_for": ["toolu_a", "toolu_b"]}),
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                main_turn(
+                    [
+                        text("Delegating."),
+                        task("toolu_a", "alpha: count the files"),
+                        task("toolu_b", "beta: read the readme"),
+                    ],
+                    usage={"input_tokens": 100, "output_tokens": 40},
+                ),
+                sub_turn(
+                    "alpha:",
+                    [text("alpha found 2 files")],
+                    rendezvous=meet,
+                    usage={"input_tokens": 1000, "output_tokens": 10},
+                ),
+                sub_turn(
+                    "beta:",
+                    [text("beta read the readme")],
+                    rendezvous=meet,
+                    usage={"input_tokens": 2000, "output_tokens": 20},
+                ),
+                main_turn(
+                    [text("Both done.")],
+                    usage={"input_tokens": 300, "output_tokens": 5},
+                    expect={"tool_result_for": ["toolu_a", "toolu_b"]},
+                ),
+            ]
+        }
+    )
     engine = make_engine(server)
     messages = await collect(engine, "delegate both tasks")
 
     final_request = server.requests[-1].body
     results = [b for b in final_request["messages"][-1]["content"] if b.get("type") == "tool_result"]
     assert [(r["tool_use_id"], r["content"]) for r in results] == [
-        ("toolu_a", "alpha found 2 files"), ("toolu_b", "beta read the readme")]
+        ("toolu_a", "alpha found 2 files"),
+        ("toolu_b", "beta read the readme"),
+    ]
     assert not any(r.violations for r in server.requests)
 
     sub_requests = [r.body for r in server.requests if "Task" not in {t["name"] for t in r.body["tools"]}]
     assert len(sub_requests) == 2  # the sub-agents cannot start sub-agents of their own
-    assert all(body["messages"][0]["content"] in ("alpha: count the files", "beta: read the readme")
-               for body in sub_requests)
+    assert all(
+        body["messages"][0]["content"] in ("alpha: count the files", "beta: read the readme") for body in sub_requests
+    )
 
     [alpha] = nested(messages, "toolu_a")
     [beta] = nested(messages, "toolu_b")
     assert alpha["type"] == beta["type"] == "assistant"
     result = messages[-1]
     assert result["subtype"] == "success" and result["result"] == "Both done."
-    expected = sum(cost_usd(m["message"]["model"], m["message"]["usage"]) or 0
-                   for m in messages if m["type"] == "assistant")
+    expected = sum(
+        cost_usd(m["message"]["model"], m["message"]["usage"]) or 0 for m in messages if m["type"] == "assistant"
+    )
     assert result["total_cost_usd"] == pytest.approx(expected)
     assert result["usage"]["input_tokens"] == 100 + 1000 + 2000 + 300
 
-    structured = {m["message"]["content"][0]["tool_use_id"]: m["tool_use_result"]
-                  for m in messages if m["type"] == "user" and "tool_use_result" in m}
+    structured = {
+        m["message"]["content"][0]["tool_use_id"]: m["tool_use_result"]
+        for m in messages
+        if m["type"] == "user" and "tool_use_result" in m
+    }
     for tool_id, answer in (("toolu_a", "alpha found 2 files"), ("toolu_b", "beta read the readme")):
         side = Path(structured[tool_id]["transcriptPath"])
         assert side.is_file() and side.parent.name == "subagents"
@@ -85,14 +117,22 @@ async def test_two_tasks_run_concurrently_and_answer_in_order(fake_api, make_eng
 
 async def test_interrupting_the_parent_stops_both_subagents(fake_api, make_engine, project: Path):
     def sleeper(name: str) -> dict[str, Any]:
-        return {"type": "tool_use", "id": f"toolu_sleep_{name}", "name": "Bash",
-                "input": {"command": f"echo $$ > {name}.pgid; sleep 30"}}
+        return {
+            "type": "tool_use",
+            "id": f"toolu_sleep_{name}",
+            "name": "Bash",
+            "input": {"command": f"echo $$ > {name}.pgid; sleep 30"},
+        }
 
-    server = fake_api({"turns": [
-        main_turn([task("toolu_a", "alpha: wait"), task("toolu_b", "beta: wait")]),
-        sub_turn("alpha:", [sleeper("alpha")]),
-        sub_turn("beta:", [sleeper("beta")]),
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                main_turn([task("toolu_a", "alpha: wait"), task("toolu_b", "beta: wait")]),
+                sub_turn("alpha:", [sleeper("alpha")]),
+                sub_turn("beta:", [sleeper("beta")]),
+            ]
+        }
+    )
     engine = make_engine(server, permission_mode="bypassPermissions")
     running = asyncio.create_task(collect(engine, "delegate the waiting"))
     files = [project / "alpha.pgid", project / "beta.pgid"]
@@ -105,8 +145,13 @@ async def test_interrupting_the_parent_stops_both_subagents(fake_api, make_engin
     messages = await asyncio.wait_for(running, 10)
     assert messages[-1]["subtype"] == "error_during_execution"
     assert not any(group_alive(g) for g in groups)
-    answered = [b for m in messages if m["type"] == "user" and m.get("parent_tool_use_id") is None
-                for b in m["message"]["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
+    answered = [
+        b
+        for m in messages
+        if m["type"] == "user" and m.get("parent_tool_use_id") is None
+        for b in m["message"]["content"]
+        if isinstance(b, dict) and b.get("type") == "tool_result"
+    ]
     assert {b["tool_use_id"] for b in answered} == {"toolu_a", "toolu_b"}
     assert all(b["is_error"] for b in answered)
     assert len(server.requests) == 3  # no request after the interrupt
@@ -117,16 +162,23 @@ async def test_project_agent_definition_with_its_own_tools_and_model(fake_api, m
     agents.mkdir(parents=True)
     (agents / "reviewer.md").write_text(
         "---\nname: reviewer\ndescription: Reviews code for bugs\ntools: Read, Grep\nmodel: haiku\n---\n"
-        "You are a strict code reviewer.\n", encoding="utf-8")
-    server = fake_api({"turns": [
-        main_turn([task("toolu_r", "review: src/app.py", agent="reviewer")]),
-        sub_turn("review:", [text("No bugs.")]),
-        main_turn([text("Reviewed.")]),
-    ]})
+        "You are a strict code reviewer.\n",
+        encoding="utf-8",
+    )
+    server = fake_api(
+        {
+            "turns": [
+                main_turn([task("toolu_r", "review: src/app.py", agent="reviewer")]),
+                sub_turn("review:", [text("No bugs.")]),
+                main_turn([text("Reviewed.")]),
+            ]
+        }
+    )
     engine = make_engine(server)
     messages = await collect(engine, "delegate a review")
     assert "reviewer: Reviews code for bugs (Tools: Read, Grep)" in next(
-        t["description"] for t in server.requests[0].body["tools"] if t["name"] == "Task")
+        t["description"] for t in server.requests[0].body["tools"] if t["name"] == "Task"
+    )
     sub = server.requests[1].body
     assert sub["model"] == "claude-haiku-5-5"
     assert sorted(t["name"] for t in sub["tools"]) == ["Grep", "Read"]
@@ -135,10 +187,14 @@ async def test_project_agent_definition_with_its_own_tools_and_model(fake_api, m
 
 
 async def test_unknown_agent_type_is_an_error_result(fake_api, make_engine):
-    server = fake_api({"turns": [
-        main_turn([task("toolu_x", "x", agent="nobody")]),
-        main_turn([text("ok")]),
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                main_turn([task("toolu_x", "x", agent="nobody")]),
+                main_turn([text("ok")]),
+            ]
+        }
+    )
     engine = make_engine(server)
     await collect(engine, "delegate")
     [result] = [b for b in server.requests[1].body["messages"][-1]["content"] if b.get("type") == "tool_result"]
@@ -150,11 +206,15 @@ async def test_subagent_start_and_stop_hooks(fake_api, make_engine, project: Pat
         return [{"hooks": [{"type": "command", "command": f"cat > {project / name}"}]}]
 
     settings = json.dumps({"hooks": {"SubagentStart": hook("start.json"), "SubagentStop": hook("stop.json")}})
-    server = fake_api({"turns": [
-        main_turn([task("toolu_h", "hooked: say hi")]),
-        sub_turn("hooked:", [text("hi")]),
-        main_turn([text("done")]),
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                main_turn([task("toolu_h", "hooked: say hi")]),
+                sub_turn("hooked:", [text("hi")]),
+                main_turn([text("done")]),
+            ]
+        }
+    )
     engine = make_engine(server, settings_flag=settings)
     messages = await collect(engine, "delegate")
     start = json.loads((project / "start.json").read_text())

@@ -51,8 +51,12 @@ def sdk_message(payloads: list[dict[str, Any]]) -> dict[str, Any]:
     for payload in payloads:
         if payload["type"] in ("ping", "error"):
             continue  # the SDK's stream skips pings and raises on errors before accumulating
-        snapshot = accumulate_event(event=payload, current_snapshot=snapshot, json_bufs=json_bufs,  # type: ignore[arg-type]
-                                    request_headers=httpx2.Headers())
+        snapshot = accumulate_event(
+            event=payload,
+            current_snapshot=snapshot,
+            json_bufs=json_bufs,  # type: ignore[arg-type]
+            request_headers=httpx2.Headers(),
+        )
     return snapshot.to_dict(mode="json")
 
 
@@ -204,8 +208,11 @@ def test_the_collection_is_large_and_covers_what_real_streams_carry():
 
 
 def test_every_stream_names_its_source_and_licence():
-    rows = [line.split(" | ") for line in (RECORDED / "SOURCES").read_text(encoding="utf-8").splitlines()
-            if line and not line.startswith("#")]
+    rows = [
+        line.split(" | ")
+        for line in (RECORDED / "SOURCES").read_text(encoding="utf-8").splitlines()
+        if line and not line.startswith("#")
+    ]
     listed = {row[0]: row for row in rows}
     assert sorted(listed) == sorted(path.name for path in STREAMS)
     for name, repository, source_path, commit, licence, *_note in rows:
@@ -215,35 +222,61 @@ def test_every_stream_names_its_source_and_licence():
 
 def test_message_start_content_comes_first_and_usage_details_are_kept():
     """Two shapes no recording here happens to show, built from their documented form."""
-    accumulator = accumulate([
-        {"type": "message_start", "message": {
-            "id": "msg_1", "type": "message", "role": "assistant", "model": "m",
-            "content": [{"type": "text", "text": "already here"}], "stop_reason": None,
-            "usage": {"input_tokens": 5, "output_tokens": 1, "service_tier": "priority",
-                      "cache_creation": {"ephemeral_5m_input_tokens": 2, "ephemeral_1h_input_tokens": 0}}}},
-        {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}},
-        {"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": " and more"}},
-        {"type": "content_block_stop", "index": 1},
-        {"type": "message_delta", "delta": {"stop_reason": "end_turn"},
-         "usage": {"output_tokens": 9, "server_tool_use": {"web_search_requests": 1}}},
-        {"type": "message_stop"},
-    ])
+    accumulator = accumulate(
+        [
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_1",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "m",
+                    "content": [{"type": "text", "text": "already here"}],
+                    "stop_reason": None,
+                    "usage": {
+                        "input_tokens": 5,
+                        "output_tokens": 1,
+                        "service_tier": "priority",
+                        "cache_creation": {"ephemeral_5m_input_tokens": 2, "ephemeral_1h_input_tokens": 0},
+                    },
+                },
+            },
+            {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}},
+            {"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": " and more"}},
+            {"type": "content_block_stop", "index": 1},
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn"},
+                "usage": {"output_tokens": 9, "server_tool_use": {"web_search_requests": 1}},
+            },
+            {"type": "message_stop"},
+        ]
+    )
     message = accumulator.message()
     assert [block["text"] for block in message["content"]] == ["already here", " and more"]
-    assert message["usage"] == {"input_tokens": 5, "output_tokens": 9, "service_tier": "priority",
-                                "cache_creation": {"ephemeral_5m_input_tokens": 2, "ephemeral_1h_input_tokens": 0},
-                                "server_tool_use": {"web_search_requests": 1}}
+    assert message["usage"] == {
+        "input_tokens": 5,
+        "output_tokens": 9,
+        "service_tier": "priority",
+        "cache_creation": {"ephemeral_5m_input_tokens": 2, "ephemeral_1h_input_tokens": 0},
+        "server_tool_use": {"web_search_requests": 1},
+    }
     assert message["stop_reason"] == "end_turn"
 
 
 def test_a_truncated_tool_input_is_kept_as_far_as_it_goes_but_marked_invalid():
     raw = '{"path": "a.txt", "lines": ["one", "tw'
-    accumulator = accumulate([
-        {"type": "message_start", "message": {"id": "m", "model": "m", "content": [], "usage": {}}},
-        {"type": "content_block_start", "index": 0,
-         "content_block": {"type": "tool_use", "id": "toolu_1", "name": "Write", "input": {}}},
-        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": raw}},
-        {"type": "content_block_stop", "index": 0},
-    ])
+    accumulator = accumulate(
+        [
+            {"type": "message_start", "message": {"id": "m", "model": "m", "content": [], "usage": {}}},
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "tool_use", "id": "toolu_1", "name": "Write", "input": {}},
+            },
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": raw}},
+            {"type": "content_block_stop", "index": 0},
+        ]
+    )
     assert accumulator.message()["content"][0]["input"] == {"path": "a.txt", "lines": ["one"]}
     assert accumulator.invalid_inputs["toolu_1"].raw == raw

@@ -37,11 +37,21 @@ def decision(error: ApiError, retries: int = 0, overloaded: int = 0, has_fallbac
 
 # status → (category, retried without any header) — the SDK's own table: 408, 409, 429 and every 5xx are retried
 STATUSES = {
-    400: ("invalid_request", False), 401: ("authentication_failed", False), 402: ("invalid_request", False),
-    403: ("authentication_failed", False), 404: ("invalid_request", False), 408: ("server_error", True),
-    409: ("server_error", True), 413: ("invalid_request", False), 422: ("invalid_request", False),
-    429: ("rate_limit", True), 500: ("server_error", True), 502: ("server_error", True),
-    503: ("server_error", True), 504: ("server_error", True), 529: ("overloaded", True),
+    400: ("invalid_request", False),
+    401: ("authentication_failed", False),
+    402: ("invalid_request", False),
+    403: ("authentication_failed", False),
+    404: ("invalid_request", False),
+    408: ("server_error", True),
+    409: ("server_error", True),
+    413: ("invalid_request", False),
+    422: ("invalid_request", False),
+    429: ("rate_limit", True),
+    500: ("server_error", True),
+    502: ("server_error", True),
+    503: ("server_error", True),
+    504: ("server_error", True),
+    529: ("overloaded", True),
 }
 
 
@@ -78,14 +88,17 @@ def test_backoff_doubles_from_half_a_second_with_a_quarter_of_jitter_up_to_the_c
         assert nominal * 0.75 <= delay <= nominal * 1.25
 
 
-@pytest.mark.parametrize(("headers", "expected"), [
-    ({"retry-after": "7"}, 7.0),
-    ({"retry-after": "1.5"}, 1.5),
-    ({"retry-after-ms": "250"}, 0.25),
-    ({"retry-after-ms": "250", "retry-after": "9"}, 0.25),  # the precise one wins
-    ({"retry-after-ms": "soon", "retry-after": "9"}, 9.0),
-    ({"retry-after": "600"}, 60.0),  # capped
-])
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        ({"retry-after": "7"}, 7.0),
+        ({"retry-after": "1.5"}, 1.5),
+        ({"retry-after-ms": "250"}, 0.25),
+        ({"retry-after-ms": "250", "retry-after": "9"}, 0.25),  # the precise one wins
+        ({"retry-after-ms": "soon", "retry-after": "9"}, 9.0),
+        ({"retry-after": "600"}, 60.0),  # capped
+    ],
+)
 @pytest.mark.parametrize("status", [408, 409, 429, 500, 529])
 def test_retry_after_is_honoured_on_every_retried_status(status: int, headers: dict[str, str], expected: float):
     error = ApiError("x", status=status, headers=headers)
@@ -96,8 +109,10 @@ def test_retry_after_as_an_http_date():
     now = datetime(2026, 1, 1, 12, 0, 0, tzinfo=UTC)
     later = format_datetime(now + timedelta(seconds=20), usegmt=True)
     assert retry_after_s({"retry-after": later}, now=now.timestamp()) == pytest.approx(20.0)
-    assert retry_after_s({"retry-after": format_datetime(now - timedelta(seconds=5), usegmt=True)},
-                         now=now.timestamp()) == 0.0
+    assert (
+        retry_after_s({"retry-after": format_datetime(now - timedelta(seconds=5), usegmt=True)}, now=now.timestamp())
+        == 0.0
+    )
 
 
 @pytest.mark.parametrize("value", ["", "soon", "0", "-3"])
@@ -127,14 +142,16 @@ def test_repeated_overload_switches_to_the_fallback_model_or_fails():
 
 
 async def test_the_attempt_loop_follows_the_decisions():
-    model = ScriptedModel([
-        {"fault": {"kind": "http", "status": 409}},
-        {"fault": {"kind": "http", "status": 429, "headers": {"retry-after": "2"}}},
-        {"fault": {"kind": "http", "status": 529}},
-        {"fault": {"kind": "http", "status": 529}},
-        {"fault": {"kind": "http", "status": 529}},
-        {"content": [{"type": "text", "text": "from the fallback"}]},
-    ])
+    model = ScriptedModel(
+        [
+            {"fault": {"kind": "http", "status": 409}},
+            {"fault": {"kind": "http", "status": 429, "headers": {"retry-after": "2"}}},
+            {"fault": {"kind": "http", "status": 529}},
+            {"fault": {"kind": "http", "status": 529}},
+            {"fault": {"kind": "http", "status": 529}},
+            {"content": [{"type": "text", "text": "from the fallback"}]},
+        ]
+    )
     slept: list[float] = []
 
     async def sleep(seconds: float) -> None:

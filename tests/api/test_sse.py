@@ -10,8 +10,10 @@ from agentcli.api.sse import SSEDecoder
 EVENTS = [
     ("message_start", {"type": "message_start", "message": {"id": "m", "usage": {"input_tokens": 1}}}),
     ("ping", {"type": "ping"}),
-    ("content_block_delta", {"type": "content_block_delta", "index": 0,
-                             "delta": {"type": "text_delta", "text": "é 漢字 🎉 \\n \"q\""}}),
+    (
+        "content_block_delta",
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": 'é 漢字 🎉 \\n "q"'}},
+    ),
 ]
 
 

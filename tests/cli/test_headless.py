@@ -11,15 +11,24 @@ TEXT_TURN = {"content": [{"type": "text", "text": "Hi there", "chunks": 3}]}
 
 
 def _tool_scenario(project: Path) -> dict:
-    return {"turns": [
-        {"content": [
-            {"type": "thinking", "thinking": "I should read it", "signature": "sig_1"},
-            {"type": "text", "text": "Reading."},
-            {"type": "tool_use", "id": "toolu_1", "name": "Read",
-             "input": {"file_path": str(project / "README.md")}, "chunks": 12},
-        ]},
-        {"content": [{"type": "text", "text": "The README greets you."}]},
-    ]}
+    return {
+        "turns": [
+            {
+                "content": [
+                    {"type": "thinking", "thinking": "I should read it", "signature": "sig_1"},
+                    {"type": "text", "text": "Reading."},
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_1",
+                        "name": "Read",
+                        "input": {"file_path": str(project / "README.md")},
+                        "chunks": 12,
+                    },
+                ]
+            },
+            {"content": [{"type": "text", "text": "The README greets you."}]},
+        ]
+    }
 
 
 def _lines(stdout: str) -> list[dict]:
@@ -46,8 +55,18 @@ def test_json_output(run_cli, fake_api):
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert result["type"] == "result" and result["result"] == "Hi there"
-    for key in ("session_id", "uuid", "num_turns", "duration_ms", "duration_api_ms", "total_cost_usd", "usage",
-                "is_error", "stop_reason", "permission_denials"):
+    for key in (
+        "session_id",
+        "uuid",
+        "num_turns",
+        "duration_ms",
+        "duration_api_ms",
+        "total_cost_usd",
+        "usage",
+        "is_error",
+        "stop_reason",
+        "permission_denials",
+    ):
         assert key in result
 
 
@@ -98,8 +117,16 @@ def test_max_turns_exits_1(run_cli, fake_api, project):
 
 
 def test_budget_exits_1(run_cli, fake_api):
-    server = fake_api({"turns": [{"content": [{"type": "text", "text": "pricey"}],
-                                  "usage": {"input_tokens": 1_000_000, "output_tokens": 0}}]})
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "content": [{"type": "text", "text": "pricey"}],
+                    "usage": {"input_tokens": 1_000_000, "output_tokens": 0},
+                }
+            ]
+        }
+    )
     proc = run_cli("-p", "go", "--max-budget-usd", "0.01", "--output-format", "json", server=server)
     assert proc.returncode == 1
     assert json.loads(proc.stdout)["subtype"] == "error_max_budget_usd"
@@ -107,8 +134,17 @@ def test_budget_exits_1(run_cli, fake_api):
 
 def test_model_and_system_prompt_flags(run_cli, fake_api):
     server = fake_api({"turns": [TEXT_TURN, TEXT_TURN]})
-    proc = run_cli("-p", "x", "--model", "claude-opus-5-5", "--system-prompt", "You are terse.",
-                   "--append-system-prompt", "Answer in French.", server=server)
+    proc = run_cli(
+        "-p",
+        "x",
+        "--model",
+        "claude-opus-5-5",
+        "--system-prompt",
+        "You are terse.",
+        "--append-system-prompt",
+        "Answer in French.",
+        server=server,
+    )
     assert proc.returncode == 0, proc.stderr
     body = server.requests[0].body
     assert body["model"] == "claude-opus-5-5"
@@ -134,8 +170,12 @@ def test_missing_credentials_exit_2_and_say_what_to_do(run_cli):
 
 
 def test_bad_usage_exits_2(run_cli):
-    for args in (["-p", "x", "--max-turns", "0"], ["-p", "x", "--output-format", "yaml"],
-                 ["-p", "x", "--max-budget-usd", "-1"], ["-p", "x", "--include-partial-messages"]):
+    for args in (
+        ["-p", "x", "--max-turns", "0"],
+        ["-p", "x", "--output-format", "yaml"],
+        ["-p", "x", "--max-budget-usd", "-1"],
+        ["-p", "x", "--include-partial-messages"],
+    ):
         proc = run_cli(*args)
         assert proc.returncode == 2, args
         assert "usage:" in proc.stderr
@@ -165,21 +205,43 @@ def test_a_reader_that_goes_away_stops_the_run_quietly(fake_api, project, run_cl
     import sys
 
     server = fake_api({"turns": [{"content": [{"type": "text", "text": "line\n" * 5000, "chunks": 500}]}]})
-    command = (f"{sys.executable} -m agentcli -p hi --output-format stream-json --include-partial-messages"
-               " | head -1 > /dev/null; echo ${PIPESTATUS[0]}")
-    proc = subprocess.run(command, shell=True, executable="/bin/bash", cwd=project, env=run_cli_env(server),
-                          capture_output=True, text=True, timeout=60)
+    command = (
+        f"{sys.executable} -m agentcli -p hi --output-format stream-json --include-partial-messages"
+        " | head -1 > /dev/null; echo ${PIPESTATUS[0]}"
+    )
+    proc = subprocess.run(
+        command,
+        shell=True,
+        executable="/bin/bash",
+        cwd=project,
+        env=run_cli_env(server),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.stdout.strip() == "141"
     assert "Traceback" not in proc.stderr and proc.stderr == ""
 
 
 def test_verbose_text_shows_tools_retries_and_warnings(run_cli, fake_api, project):
-    server = fake_api({"turns": [
-        {"fault": {"kind": "http", "status": 503, "message": "busy"}},
-        {"content": [{"type": "tool_use", "id": "toolu_v", "name": "Read",
-                      "input": {"file_path": str(project / "README.md")}}]},
-        {"content": [{"type": "text", "text": "Read it."}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {"fault": {"kind": "http", "status": 503, "message": "busy"}},
+                {
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": "toolu_v",
+                            "name": "Read",
+                            "input": {"file_path": str(project / "README.md")},
+                        }
+                    ]
+                },
+                {"content": [{"type": "text", "text": "Read it."}]},
+            ]
+        }
+    )
     proc = run_cli("-p", "go", "--verbose", server=server)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "Read it.\n"

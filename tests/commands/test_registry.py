@@ -9,8 +9,24 @@ from typing import Any
 from agentcli.commands import parse_command, session_registry, slash_command_names
 from agentcli.commands.face import CommandFace
 
-BUILTINS = ["help", "clear", "compact", "context", "cost", "model", "resume", "status", "permissions", "hooks",
-            "memory", "init", "export", "theme", "rewind", "exit"]
+BUILTINS = [
+    "help",
+    "clear",
+    "compact",
+    "context",
+    "cost",
+    "model",
+    "resume",
+    "status",
+    "permissions",
+    "hooks",
+    "memory",
+    "init",
+    "export",
+    "theme",
+    "rewind",
+    "exit",
+]
 
 
 class NoteFace(CommandFace):

@@ -99,35 +99,64 @@ def test_theme_files_with_bad_bytes_or_deep_arrays_are_skipped_with_a_message(tm
 
 def test_a_history_file_with_damage_keeps_its_good_lines(tmp_path: Path):
     path = tmp_path / "history.jsonl"
-    lines = [json.dumps({"text": "first"}).encode(), b"\xff\xfe garbage", b"[" * 50000,
-             json.dumps({"text": "second"}).encode()]
+    lines = [
+        json.dumps({"text": "first"}).encode(),
+        b"\xff\xfe garbage",
+        b"[" * 50000,
+        json.dumps({"text": "second"}).encode(),
+    ]
     path.write_bytes(b"\n".join(lines) + b"\n")
     assert PromptHistory(path).entries == ["first", "second"]
 
 
 # -- fuzz: any bytes at all ----------------------------------------------------------------------------------------
 
-VALID_SETTINGS = json.dumps({"model": "m", "permissions": {"allow": ["Read"]}, "hooks": {"Stop": [
-    {"hooks": [{"type": "command", "command": "true"}]}]}, "env": {"A": "b"}}).encode()
+VALID_SETTINGS = json.dumps(
+    {
+        "model": "m",
+        "permissions": {"allow": ["Read"]},
+        "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]},
+        "env": {"A": "b"},
+    }
+).encode()
 VALID_THEME = b'name = "mine"\nprimary = "#336699"\n[variables]\nprompt-border = "#888888"\n'
-VALID_TRANSCRIPT = b"".join(json.dumps(line).encode() + b"\n" for line in [
-    {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "hi"}},
-    {"type": "assistant", "uuid": "a1", "message": {"role": "assistant", "content": [
-        {"type": "text", "text": "\n\n"},
-        {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "/x"}}]}},
-    {"type": "user", "uuid": "u2", "message": {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}]}},
-])
+VALID_TRANSCRIPT = b"".join(
+    json.dumps(line).encode() + b"\n"
+    for line in [
+        {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "hi"}},
+        {
+            "type": "assistant",
+            "uuid": "a1",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "\n\n"},
+                    {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "/x"}},
+                ],
+            },
+        },
+        {
+            "type": "user",
+            "uuid": "u2",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}],
+            },
+        },
+    ]
+)
 
 
 def _mutations(valid: bytes) -> st.SearchStrategy[bytes]:
     """Valid files damaged: bytes flipped, cut, spliced with junk, or wholly random."""
     cut = st.integers(0, len(valid)).map(lambda n: valid[:n])
     flip = st.tuples(st.integers(0, len(valid) - 1), st.integers(0, 255)).map(
-        lambda pair: valid[: pair[0]] + bytes([pair[1]]) + valid[pair[0] + 1 :])
+        lambda pair: valid[: pair[0]] + bytes([pair[1]]) + valid[pair[0] + 1 :]
+    )
     splice = st.tuples(st.integers(0, len(valid)), st.binary(max_size=64)).map(
-        lambda pair: valid[: pair[0]] + pair[1] + valid[pair[0] :])
-    nest = st.sampled_from([b"[" * 3000, b"{\"a\":" * 3000, b"a = " + b"[" * 3000])
+        lambda pair: valid[: pair[0]] + pair[1] + valid[pair[0] :]
+    )
+    nest = st.sampled_from([b"[" * 3000, b'{"a":' * 3000, b"a = " + b"[" * 3000])
     return st.one_of(cut, flip, splice, nest, st.binary(max_size=512))
 
 

@@ -12,13 +12,18 @@ def _write(path: Path, data: object) -> None:
 
 
 def test_layers_merge_lists_and_override_scalars(project: Path, hermetic_home: Path):
-    _write(hermetic_home / "config" / "agentcli" / "settings.json",
-           {"model": "claude-haiku-5-5", "permissions": {"allow": ["Read"]}, "env": {"A": "user", "B": "user"}})
-    _write(project / ".agentcli" / "settings.json",
-           {"model": "claude-sonnet-5-5", "permissions": {"allow": ["Bash(git *)"]}})
+    _write(
+        hermetic_home / "config" / "agentcli" / "settings.json",
+        {"model": "claude-haiku-5-5", "permissions": {"allow": ["Read"]}, "env": {"A": "user", "B": "user"}},
+    )
+    _write(
+        project / ".agentcli" / "settings.json",
+        {"model": "claude-sonnet-5-5", "permissions": {"allow": ["Bash(git *)"]}},
+    )
     _write(project / ".agentcli" / "settings.local.json", {"env": {"B": "local"}, "permissions": {"deny": ["Edit"]}})
-    loaded = load_settings(project, '{"model": "claude-opus-5-5", "permissions": {"allow": ["Read", "Glob"]}}',
-                           trusted=True)
+    loaded = load_settings(
+        project, '{"model": "claude-opus-5-5", "permissions": {"allow": ["Read", "Glob"]}}', trusted=True
+    )
     assert loaded.errors == []
     assert loaded.layer_sources() == ["userSettings", "projectSettings", "localSettings", "flagSettings"]
     merged = loaded.merged

@@ -10,8 +10,10 @@ def test_nothing_asked_means_no_thinking():
 
 
 def test_flag_budget_wins_over_the_environment():
-    assert thinking_param(None, 5000, {"MAX_THINKING_TOKENS": "9000"}, None) == {"type": "enabled",
-                                                                               "budget_tokens": 5000}
+    assert thinking_param(None, 5000, {"MAX_THINKING_TOKENS": "9000"}, None) == {
+        "type": "enabled",
+        "budget_tokens": 5000,
+    }
 
 
 def test_environment_then_setting():

@@ -18,8 +18,12 @@ def _write(project: Path, name: str, data: dict) -> None:
 
 
 def _bash_turns(command: str) -> dict:
-    return {"turns": [{"content": [{"type": "tool_use", "id": "toolu_b", "name": "Bash",
-                                    "input": {"command": command}}]}, TEXT]}
+    return {
+        "turns": [
+            {"content": [{"type": "tool_use", "id": "toolu_b", "name": "Bash", "input": {"command": command}}]},
+            TEXT,
+        ]
+    }
 
 
 def _result(proc) -> dict:
@@ -28,19 +32,39 @@ def _result(proc) -> dict:
 
 
 def test_the_filter_keeps_what_narrows_and_describes_what_it_drops():
-    data = {"model": "claude-haiku-5-5", "env": {"BASH_ENV": "x", "LD_PRELOAD": "y"},
-            "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "a"}, {"type": "command", "command": "b"}]}]},
-            "apiKeyHelper": "steal.sh",
-            "permissions": {"allow": ["Bash"], "deny": ["Read(./secrets/**)"], "ask": ["Bash(git push *)"],
-                            "defaultMode": "bypassPermissions", "additionalDirectories": ["/"]},
-            "sandbox": {"enabled": False, "network": True}}
+    data = {
+        "model": "claude-haiku-5-5",
+        "env": {"BASH_ENV": "x", "LD_PRELOAD": "y"},
+        "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "a"}, {"type": "command", "command": "b"}]}]},
+        "apiKeyHelper": "steal.sh",
+        "permissions": {
+            "allow": ["Bash"],
+            "deny": ["Read(./secrets/**)"],
+            "ask": ["Bash(git push *)"],
+            "defaultMode": "bypassPermissions",
+            "additionalDirectories": ["/"],
+        },
+        "sandbox": {"enabled": False, "network": True},
+    }
     kept, withheld = withhold_untrusted(data)
-    assert kept == {"model": "claude-haiku-5-5", "sandbox": {},
-                    "permissions": {"deny": ["Read(./secrets/**)"], "ask": ["Bash(git push *)"]}}
-    assert withheld == ["2 hooks", "env (BASH_ENV, LD_PRELOAD)", "apiKeyHelper", "1 allow rule",
-                        "1 additional directory", "defaultMode bypassPermissions", "sandbox settings"]
-    assert withhold_untrusted({"permissions": {"defaultMode": "plan"}, "sandbox": {"enabled": True}}) == \
-        ({"permissions": {"defaultMode": "plan"}, "sandbox": {"enabled": True}}, [])
+    assert kept == {
+        "model": "claude-haiku-5-5",
+        "sandbox": {},
+        "permissions": {"deny": ["Read(./secrets/**)"], "ask": ["Bash(git push *)"]},
+    }
+    assert withheld == [
+        "2 hooks",
+        "env (BASH_ENV, LD_PRELOAD)",
+        "apiKeyHelper",
+        "1 allow rule",
+        "1 additional directory",
+        "defaultMode bypassPermissions",
+        "sandbox settings",
+    ]
+    assert withhold_untrusted({"permissions": {"defaultMode": "plan"}, "sandbox": {"enabled": True}}) == (
+        {"permissions": {"defaultMode": "plan"}, "sandbox": {"enabled": True}},
+        [],
+    )
 
 
 def test_filtering_covers_every_project_scope_layer_and_not_the_user_or_flag(project: Path, hermetic_home: Path):
@@ -63,8 +87,11 @@ def test_filtering_covers_every_project_scope_layer_and_not_the_user_or_flag(pro
 
 def test_local_settings_hooks_do_not_run_untrusted(run_cli, fake_api, project: Path):
     marker = project / "hook_ran"
-    _write(project, "settings.local.json",
-           {"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": f"touch {marker}"}]}]}})
+    _write(
+        project,
+        "settings.local.json",
+        {"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": f"touch {marker}"}]}]}},
+    )
     server = fake_api({"turns": [TEXT], "on_exhausted": "repeat_last"})
     proc = run_cli("-p", "hi", server=server)
     assert proc.returncode == 0 and not marker.exists()
@@ -85,8 +112,7 @@ def test_project_env_does_not_reach_commands_untrusted(run_cli, fake_api, projec
     assert "var=\n" in server.requests[1].body["messages"][2]["content"][0]["content"] + "\n"
     assert not marker.exists()
     server = fake_api(_bash_turns("echo var=$PROJECT_VAR"))
-    _result(run_cli("-p", "go", "--output-format", "json", "--allowedTools", "Bash", "--trust-project",
-                    server=server))
+    _result(run_cli("-p", "go", "--output-format", "json", "--allowedTools", "Bash", "--trust-project", server=server))
     assert "var=visible" in server.requests[1].body["messages"][2]["content"][0]["content"]
     assert marker.exists()
 
@@ -94,8 +120,21 @@ def test_project_env_does_not_reach_commands_untrusted(run_cli, fake_api, projec
 def test_project_default_mode_above_default_is_ignored_untrusted(run_cli, fake_api, project: Path):
     _write(project, "settings.json", {"permissions": {"defaultMode": "bypassPermissions"}})
     target = project / "made.txt"
-    turns = {"turns": [{"content": [{"type": "tool_use", "id": "toolu_w", "name": "Write",
-                                     "input": {"file_path": str(target), "content": "x"}}]}, TEXT]}
+    turns = {
+        "turns": [
+            {
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_w",
+                        "name": "Write",
+                        "input": {"file_path": str(target), "content": "x"},
+                    }
+                ]
+            },
+            TEXT,
+        ]
+    }
     result = _result(run_cli("-p", "go", "--output-format", "json", server=fake_api(turns)))
     assert [d["tool_name"] for d in result["permission_denials"]] == ["Write"] and not target.exists()
     assert "defaultMode bypassPermissions" in run_cli("-p", "go", server=fake_api(turns)).stderr
@@ -109,9 +148,20 @@ def test_project_allow_rules_are_ignored_untrusted_but_deny_rules_count(run_cli,
     result = _result(run_cli("-p", "go", "--output-format", "json", server=fake_api(_bash_turns(f"touch {target}"))))
     assert [d["tool_name"] for d in result["permission_denials"]] == ["Bash"] and not target.exists()
     (project / "keep").write_text("x")
-    result = _result(run_cli("-p", "go", "--output-format", "json", "--dangerously-skip-permissions",
-                             server=fake_api(_bash_turns(f"rm {project / 'keep'}"))))
+    result = _result(
+        run_cli(
+            "-p",
+            "go",
+            "--output-format",
+            "json",
+            "--dangerously-skip-permissions",
+            server=fake_api(_bash_turns(f"rm {project / 'keep'}")),
+        )
+    )
     assert [d["tool_name"] for d in result["permission_denials"]] == ["Bash"] and (project / "keep").exists()
-    result = _result(run_cli("-p", "go", "--output-format", "json", "--trust-project",
-                             server=fake_api(_bash_turns(f"touch {target}"))))
+    result = _result(
+        run_cli(
+            "-p", "go", "--output-format", "json", "--trust-project", server=fake_api(_bash_turns(f"touch {target}"))
+        )
+    )
     assert result["permission_denials"] == [] and target.exists()

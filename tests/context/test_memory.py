@@ -5,8 +5,9 @@ from pathlib import Path
 from tests.conftest import collect
 
 
-async def test_memory_files_reach_the_system_prompt_outermost_first(fake_api, make_engine, project: Path,
-                                                                    hermetic_home: Path):
+async def test_memory_files_reach_the_system_prompt_outermost_first(
+    fake_api, make_engine, project: Path, hermetic_home: Path
+):
     (hermetic_home / "config" / "agentcli").mkdir(parents=True, exist_ok=True)
     (hermetic_home / "config" / "agentcli" / "AGENTS.md").write_text("User: answer in English.\n")
     (project.parent / "CLAUDE.md").write_text("Parent: prefer small commits.\n")
@@ -20,8 +21,7 @@ async def test_memory_files_reach_the_system_prompt_outermost_first(fake_api, ma
     assert f'<memory path="{project / "AGENTS.md"}">' in system
 
 
-async def test_no_memory_files_no_section_and_system_prompt_override_keeps_memory(fake_api, make_engine,
-                                                                                  project: Path):
+async def test_no_memory_files_no_section_and_system_prompt_override_keeps_memory(fake_api, make_engine, project: Path):
     server = fake_api({"turns": [{"content": [{"type": "text", "text": "ok"}]}] * 2})
     await collect(make_engine(server), "hi")
     assert "<memory" not in server.requests[0].body["system"]

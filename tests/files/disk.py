@@ -19,8 +19,12 @@ def _can_mount() -> bool:
     probe = Path(f"/tmp/agentcli-mount-probe-{uuid.uuid4().hex}")
     probe.mkdir()
     try:
-        ok = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(probe)],
-                            capture_output=True).returncode == 0
+        ok = (
+            subprocess.run(
+                ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(probe)], capture_output=True
+            ).returncode
+            == 0
+        )
         if ok:
             subprocess.run(["umount", str(probe)], check=True)
         return ok

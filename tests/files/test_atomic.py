@@ -81,8 +81,11 @@ def test_a_failed_write_leaves_the_original_and_says_why(tmp_path: Path, monkeyp
 
 @pytest.mark.parametrize(
     ("code", "reason"),
-    [(errno.EROFS, "the file system is read-only"), (errno.EACCES, "permission denied"),
-     (errno.EDQUOT, "the disk quota is used up")],
+    [
+        (errno.EROFS, "the file system is read-only"),
+        (errno.EACCES, "permission denied"),
+        (errno.EDQUOT, "the disk quota is used up"),
+    ],
 )
 def test_each_failure_has_a_plain_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int, reason: str):
     target = tmp_path / "f.txt"
@@ -118,4 +121,3 @@ def test_a_full_disk_leaves_the_original_whole(small_disk: Path):
     assert caught.value.reason == "the disk is full"
     assert target.read_bytes() == original
     assert _leftovers(small_disk) == []
-

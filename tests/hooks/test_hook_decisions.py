@@ -11,8 +11,11 @@ from tests.conftest import collect
 
 
 def _decision(decision: str, reason: str = "policy", updated: dict[str, Any] | None = None) -> str:
-    output: dict[str, Any] = {"hookEventName": "PreToolUse", "permissionDecision": decision,
-                              "permissionDecisionReason": reason}
+    output: dict[str, Any] = {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": decision,
+        "permissionDecisionReason": reason,
+    }
     if updated is not None:
         output["updatedInput"] = updated
     hook = {"type": "command", "command": f"echo '{json.dumps({'hookSpecificOutput': output})}'"}
@@ -20,8 +23,12 @@ def _decision(decision: str, reason: str = "policy", updated: dict[str, Any] | N
 
 
 def _turns(name: str, tool_input: dict[str, Any]) -> dict:
-    return {"turns": [{"content": [{"type": "tool_use", "id": "toolu_1", "name": name, "input": tool_input}]},
-                      {"content": [{"type": "text", "text": "done"}]}]}
+    return {
+        "turns": [
+            {"content": [{"type": "tool_use", "id": "toolu_1", "name": name, "input": tool_input}]},
+            {"content": [{"type": "text", "text": "done"}]},
+        ]
+    }
 
 
 def _result_block(server) -> dict[str, Any]:
@@ -72,8 +79,9 @@ async def test_a_hooks_ask_asks_the_user_interactively(fake_api, make_engine, pr
         return PermissionAnswer("allow_once")
 
     server = fake_api(_turns("Read", {"file_path": str(project / "README.md")}))
-    messages = await collect(make_engine(server, settings_flag=_decision("ask", "second opinion"),
-                                         ask_permission=ask), "go")
+    messages = await collect(
+        make_engine(server, settings_flag=_decision("ask", "second opinion"), ask_permission=ask), "go"
+    )
     assert [request.reason for request in asked] == ["a PreToolUse hook asks for approval: second opinion"]
     assert "Demo project" in _result_block(server)["content"] and messages[-1]["permission_denials"] == []
 
@@ -81,15 +89,19 @@ async def test_a_hooks_ask_asks_the_user_interactively(fake_api, make_engine, pr
 async def test_updated_input_is_checked_against_the_rules(fake_api, make_engine, project: Path):
     marker = project / "marker"
     server = fake_api(_turns("Bash", {"command": "echo harmless"}))
-    engine = make_engine(server, settings_flag=_decision("allow", updated={"command": f"touch {marker}"}),
-                         disallowed_tools=["Bash(touch *)"])
+    engine = make_engine(
+        server,
+        settings_flag=_decision("allow", updated={"command": f"touch {marker}"}),
+        disallowed_tools=["Bash(touch *)"],
+    )
     messages = await collect(engine, "go")
     assert not marker.exists() and "denied by the rule" in _result_block(server)["content"]
     assert len(messages[-1]["permission_denials"]) == 1
 
 
-async def test_updated_input_without_a_decision_asks_when_it_leaves_the_project(fake_api, make_engine, project: Path,
-                                                                                 tmp_path: Path):
+async def test_updated_input_without_a_decision_asks_when_it_leaves_the_project(
+    fake_api, make_engine, project: Path, tmp_path: Path
+):
     outside = tmp_path / "outside.txt"
     outside.write_text("private")
     update = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"file_path": str(outside)}}}

@@ -24,15 +24,19 @@ TEXT = {"content": [{"type": "text", "text": "I am done."}]}
 
 async def test_blocking_stop_hook_feeds_back_and_the_loop_continues(fake_api, make_engine, project: Path):
     log = project / "stop_inputs.jsonl"
-    command = f"cat >> {log}; echo >> {log}; if [ ! -f {project}/ok ]; then touch {project}/ok; " \
-              "echo 'tests are failing' >&2; exit 2; fi"
+    command = (
+        f"cat >> {log}; echo >> {log}; if [ ! -f {project}/ok ]; then touch {project}/ok; "
+        "echo 'tests are failing' >&2; exit 2; fi"
+    )
     server = fake_api({"turns": [TEXT, {"content": [{"type": "text", "text": "Fixed the tests."}]}]})
     engine = make_engine(server, settings_flag=_hooks("Stop", command))
     messages = await collect(engine, "fix it")
     assert messages[-1]["subtype"] == "success" and messages[-1]["result"] == "Fixed the tests."
     second = server.requests[1].body["messages"]
-    assert second[-1] == {"role": "user", "content": [
-        {"type": "text", "text": f"Stop hook feedback:\n[{command}]: tests are failing"}]}
+    assert second[-1] == {
+        "role": "user",
+        "content": [{"type": "text", "text": f"Stop hook feedback:\n[{command}]: tests are failing"}],
+    }
     inputs = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
     assert [i["stop_hook_active"] for i in inputs] == [False, True]
     assert inputs[0]["last_assistant_message"] == "I am done." and inputs[0]["hook_event_name"] == "Stop"
@@ -59,8 +63,9 @@ async def test_stop_hook_block_cap_from_the_environment(fake_api, make_engine, m
 
 async def test_stop_hook_continue_false_ends_the_turn_with_its_reason(fake_api, make_engine):
     server = fake_api({"turns": [TEXT]})
-    engine = make_engine(server, settings_flag=_hooks(
-        "Stop", """echo '{"continue": false, "stopReason": "deploy window closed"}'"""))
+    engine = make_engine(
+        server, settings_flag=_hooks("Stop", """echo '{"continue": false, "stopReason": "deploy window closed"}'""")
+    )
     messages = await collect(engine, "go")
     assert len(server.requests) == 1
     assert messages[-1]["subtype"] == "success"
@@ -74,13 +79,30 @@ async def test_silent_successful_stop_hook_never_creates_a_turn(fake_api, make_e
 
 
 async def test_pre_tool_use_deny_stops_the_tool_and_the_model_sees_why(fake_api, make_engine, project: Path):
-    deny = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                   "permissionDecisionReason": "README is off limits"}}
-    server = fake_api({"turns": [
-        {"content": [{"type": "tool_use", "id": "toolu_r", "name": "Read",
-                      "input": {"file_path": str(project / "README.md")}}]},
-        {"content": [{"type": "text", "text": "ok"}]},
-    ]})
+    deny = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "README is off limits",
+        }
+    }
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": "toolu_r",
+                            "name": "Read",
+                            "input": {"file_path": str(project / "README.md")},
+                        }
+                    ]
+                },
+                {"content": [{"type": "text", "text": "ok"}]},
+            ]
+        }
+    )
     engine = make_engine(server, settings_flag=_hooks("PreToolUse", f"echo '{json.dumps(deny)}'", matcher="Read"))
     messages = await collect(engine, "read")
     block = server.requests[1].body["messages"][2]["content"][0]
@@ -90,11 +112,23 @@ async def test_pre_tool_use_deny_stops_the_tool_and_the_model_sees_why(fake_api,
 
 
 async def test_pre_tool_use_exit_2_blocks_with_stderr(fake_api, make_engine, project: Path):
-    server = fake_api({"turns": [
-        {"content": [{"type": "tool_use", "id": "toolu_r", "name": "Read",
-                      "input": {"file_path": str(project / "README.md")}}]},
-        {"content": [{"type": "text", "text": "ok"}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": "toolu_r",
+                            "name": "Read",
+                            "input": {"file_path": str(project / "README.md")},
+                        }
+                    ]
+                },
+                {"content": [{"type": "text", "text": "ok"}]},
+            ]
+        }
+    )
     engine = make_engine(server, settings_flag=_hooks("PreToolUse", "echo 'not today' >&2; exit 2", matcher="Read"))
     await collect(engine, "read")
     block = server.requests[1].body["messages"][2]["content"][0]
@@ -103,13 +137,30 @@ async def test_pre_tool_use_exit_2_blocks_with_stderr(fake_api, make_engine, pro
 
 async def test_updated_input_changes_what_runs(fake_api, make_engine, project: Path):
     other = project / "src" / "app.py"
-    update = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
-                                     "updatedInput": {"file_path": str(other)}}}
-    server = fake_api({"turns": [
-        {"content": [{"type": "tool_use", "id": "toolu_r", "name": "Read",
-                      "input": {"file_path": str(project / "README.md")}}]},
-        {"content": [{"type": "text", "text": "ok"}]},
-    ]})
+    update = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "allow",
+            "updatedInput": {"file_path": str(other)},
+        }
+    }
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": "toolu_r",
+                            "name": "Read",
+                            "input": {"file_path": str(project / "README.md")},
+                        }
+                    ]
+                },
+                {"content": [{"type": "text", "text": "ok"}]},
+            ]
+        }
+    )
     engine = make_engine(server, settings_flag=_hooks("PreToolUse", f"echo '{json.dumps(update)}'"))
     await collect(engine, "read")
     block = server.requests[1].body["messages"][2]["content"][0]
@@ -117,11 +168,23 @@ async def test_updated_input_changes_what_runs(fake_api, make_engine, project: P
 
 
 async def test_post_tool_use_feedback_reaches_the_model(fake_api, make_engine, project: Path):
-    server = fake_api({"turns": [
-        {"content": [{"type": "tool_use", "id": "toolu_r", "name": "Read",
-                      "input": {"file_path": str(project / "README.md")}}]},
-        {"content": [{"type": "text", "text": "ok"}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": "toolu_r",
+                            "name": "Read",
+                            "input": {"file_path": str(project / "README.md")},
+                        }
+                    ]
+                },
+                {"content": [{"type": "text", "text": "ok"}]},
+            ]
+        }
+    )
     command = "cat > /dev/null; echo 'lint failed on README' >&2; exit 2"
     engine = make_engine(server, settings_flag=_hooks("PostToolUse", command, matcher="Read"))
     await collect(engine, "read")
@@ -132,8 +195,9 @@ async def test_post_tool_use_feedback_reaches_the_model(fake_api, make_engine, p
 
 async def test_user_prompt_submit_can_block_or_add_context(fake_api, make_engine):
     server = fake_api({"turns": [TEXT]})
-    blocked = make_engine(server, settings_flag=_hooks("UserPromptSubmit",
-                                                       "grep -q secret && { echo 'no secrets' >&2; exit 2; } || true"))
+    blocked = make_engine(
+        server, settings_flag=_hooks("UserPromptSubmit", "grep -q secret && { echo 'no secrets' >&2; exit 2; } || true")
+    )
     messages = await collect(blocked, "tell me the secret")
     assert messages[-1]["is_error"] is True and "no secrets" in messages[-1]["errors"][-1]
     assert server.requests == [] and blocked.messages == []
@@ -152,8 +216,10 @@ async def test_session_start_context_and_settings_env(fake_api, make_engine):
     engine = make_engine(server, settings_flag=json.dumps(settings))
     await collect(engine, "hi")
     await collect(engine, "again")
-    assert server.requests[0].body["messages"][0]["content"][1]["text"] == \
-        "<system-reminder>\nteam: platform\n</system-reminder>"
+    assert (
+        server.requests[0].body["messages"][0]["content"][1]["text"]
+        == "<system-reminder>\nteam: platform\n</system-reminder>"
+    )
     assert server.requests[1].body["messages"][2] == {"role": "user", "content": "again"}
 
 
@@ -188,10 +254,22 @@ def test_broken_settings_stop_print_mode_with_file_and_line(run_cli, project: Pa
 
 
 def test_hooks_run_command_shows_each_result(run_cli, project: Path):
-    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        {"type": "command", "command": "cat > /dev/null; echo '{\"decision\": \"block\", \"reason\": \"nope\"}'"},
-        {"type": "command", "command": "exit 3"},
-    ]}]}}
+    settings = {
+        "hooks": {
+            "PreToolUse": [
+                {
+                    "matcher": "Bash",
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "command": 'cat > /dev/null; echo \'{"decision": "block", "reason": "nope"}\'',
+                        },
+                        {"type": "command", "command": "exit 3"},
+                    ],
+                }
+            ]
+        }
+    }
     settings_file(project, settings, "settings.local.json")
     proc = run_cli("hooks", "run", "PreToolUse", "--input", '{"tool_name": "Bash", "tool_input": {"command": "ls"}}')
     assert proc.returncode == 1
@@ -204,10 +282,12 @@ def test_hooks_run_command_shows_each_result(run_cli, project: Path):
 
 async def test_session_end_and_notification_hooks(fake_api, make_engine, project: Path):
     log = project / "events.log"
-    settings = {"hooks": {
-        "SessionEnd": [{"hooks": [{"type": "command", "command": f"cat >> {log}; echo >> {log}"}]}],
-        "Notification": [{"hooks": [{"type": "command", "command": f"cat >> {log}; echo >> {log}"}]}],
-    }}
+    settings = {
+        "hooks": {
+            "SessionEnd": [{"hooks": [{"type": "command", "command": f"cat >> {log}; echo >> {log}"}]}],
+            "Notification": [{"hooks": [{"type": "command", "command": f"cat >> {log}; echo >> {log}"}]}],
+        }
+    }
     server = fake_api({"turns": [TEXT]})
     engine = make_engine(server, settings_flag=json.dumps(settings))
     await collect(engine, "hi")
@@ -215,4 +295,6 @@ async def test_session_end_and_notification_hooks(fake_api, make_engine, project
     await engine.aclose("prompt_input_exit")
     events = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
     assert [(e["hook_event_name"], e.get("reason"), e.get("title")) for e in events] == [
-        ("Notification", None, "Permission needed"), ("SessionEnd", "prompt_input_exit", None)]
+        ("Notification", None, "Permission needed"),
+        ("SessionEnd", "prompt_input_exit", None),
+    ]

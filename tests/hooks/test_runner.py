@@ -28,13 +28,23 @@ sys.exit(0)
 
 async def test_bash_hook_reads_stdin_json_env_and_cwd(runner, script, project: Path):
     hooks = runner(("PreToolUse", "Bash", script("echo.sh", BASH_ECHO_STDIN)), permission_mode="acceptEdits")
-    outcome = await hooks.run("PreToolUse", {"tool_name": "Bash", "tool_input": {"command": "ls"},
-                                             "tool_use_id": "toolu_1"}, match_value="Bash")
+    outcome = await hooks.run(
+        "PreToolUse",
+        {"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "toolu_1"},
+        match_value="Bash",
+    )
     assert outcome.errors == [] and outcome.blocking == []
     seen = json.loads((project / "seen.json").read_text())
-    assert seen == {"session_id": "sess-1", "transcript_path": "/t.jsonl", "cwd": str(project),
-                    "permission_mode": "acceptEdits", "hook_event_name": "PreToolUse", "tool_name": "Bash",
-                    "tool_input": {"command": "ls"}, "tool_use_id": "toolu_1"}
+    assert seen == {
+        "session_id": "sess-1",
+        "transcript_path": "/t.jsonl",
+        "cwd": str(project),
+        "permission_mode": "acceptEdits",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+        "tool_use_id": "toolu_1",
+    }
     assert (project / "seen_env.txt").read_text().strip() == str(project)
     assert (project / "seen_cwd.txt").read_text().strip() == str(project)
 
@@ -62,10 +72,18 @@ async def test_command_not_found_is_reported_loudly(runner):
 
 
 async def test_json_output_fields(runner):
-    output = {"continue": False, "stopReason": "tests are red", "systemMessage": "heads up",
-              "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                     "permissionDecisionReason": "no", "updatedInput": {"command": "ls -la"},
-                                     "additionalContext": "context for the model"}}
+    output = {
+        "continue": False,
+        "stopReason": "tests are red",
+        "systemMessage": "heads up",
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "no",
+            "updatedInput": {"command": "ls -la"},
+            "additionalContext": "context for the model",
+        },
+    }
     hooks = runner(("PreToolUse", "*", f"echo '{json.dumps(output)}'"))
     outcome = await hooks.run("PreToolUse", {"tool_name": "Bash"}, "Bash")
     assert outcome.prevent_continuation and outcome.stop_reason == "tests are red"
@@ -107,8 +125,10 @@ async def test_malformed_json_output_is_reported_not_fatal(runner):
 async def test_hooks_of_one_event_run_in_parallel(runner, project: Path):
     # each hook waits for the other to have started: run one after the other, the first would time out
     meet = "touch {mine}; while [ ! -e {other} ]; do sleep 0.01; done"
-    hooks = runner(("Stop", None, meet.format(mine=project / "a", other=project / "b"), 60.0),
-                   ("Stop", None, meet.format(mine=project / "b", other=project / "a"), 60.0))
+    hooks = runner(
+        ("Stop", None, meet.format(mine=project / "a", other=project / "b"), 60.0),
+        ("Stop", None, meet.format(mine=project / "b", other=project / "a"), 60.0),
+    )
     outcome = await hooks.run("Stop", {})
     assert len(outcome.results) == 2
     assert [result.timed_out for result in outcome.results] == [False, False]
@@ -157,10 +177,18 @@ async def test_output_is_capped(runner):
 
 def test_matchers():
     cases = [
-        (None, "Bash", True), ("", "Bash", True), ("*", "Edit", True), ("Bash", "Bash", True),
-        ("Bash", "BashX", False), ("Edit|Write", "Write", True), ("Edit, Write", "Write", True),
-        ("Edit.*", "NotebookEdit", True), ("^Edit$", "NotebookEdit", False), ("mcp__.*__write", "mcp__fs__write", True),
-        ("startup", "resume", False), ("(unclosed", "x", False),
+        (None, "Bash", True),
+        ("", "Bash", True),
+        ("*", "Edit", True),
+        ("Bash", "Bash", True),
+        ("Bash", "BashX", False),
+        ("Edit|Write", "Write", True),
+        ("Edit, Write", "Write", True),
+        ("Edit.*", "NotebookEdit", True),
+        ("^Edit$", "NotebookEdit", False),
+        ("mcp__.*__write", "mcp__fs__write", True),
+        ("startup", "resume", False),
+        ("(unclosed", "x", False),
     ]
     for matcher, value, expected in cases:
         assert matcher_matches(matcher, value) is expected, (matcher, value)

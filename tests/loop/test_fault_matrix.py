@@ -22,8 +22,15 @@ BASE_MS = 10  # the conftest's AGENTCLI_RETRY_BASE_DELAY_MS
 
 def _content(point: str, project: Any) -> list[dict[str, Any]]:
     if point == "after_partial_tool_json":
-        return [{"type": "tool_use", "id": "toolu_partial", "name": "Read",
-                 "input": {"file_path": str(project / "README.md"), "limit": 3}, "chunks": 12}]
+        return [
+            {
+                "type": "tool_use",
+                "id": "toolu_partial",
+                "name": "Read",
+                "input": {"file_path": str(project / "README.md"), "limit": 3},
+                "chunks": 12,
+            }
+        ]
     return [{"type": "text", "text": "partial words that must not be repeated", "chunks": 8}]
 
 
@@ -56,35 +63,61 @@ def _backoff_floor(n: int) -> float:
 
 def _cells(point: str) -> dict[str, Cell]:
     def status(code: int, err: str, message: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
-        return _fault_at(point, {"kind": "http", "status": code, "message": message, "headers": headers or {}},
-                         err, message)
+        return _fault_at(
+            point, {"kind": "http", "status": code, "message": message, "headers": headers or {}}, err, message
+        )
 
     overloaded = status(529, "overloaded_error", "Overloaded")
     return {
         "429_retry_after": Cell(
-            [status(429, "rate_limit_error", "Rate limited", {"retry-after-ms": "300"})], "success", 2,
-            [300 * 0.95 if point == "before_first_byte" else _backoff_floor(1)]),
-        "429_no_retry_after": Cell([status(429, "rate_limit_error", "Rate limited")], "success", 2,
-                                   [_backoff_floor(1)]),
+            [status(429, "rate_limit_error", "Rate limited", {"retry-after-ms": "300"})],
+            "success",
+            2,
+            [300 * 0.95 if point == "before_first_byte" else _backoff_floor(1)],
+        ),
+        "429_no_retry_after": Cell(
+            [status(429, "rate_limit_error", "Rate limited")], "success", 2, [_backoff_floor(1)]
+        ),
         "529x2": Cell([overloaded, overloaded], "success", 3, [_backoff_floor(1), _backoff_floor(2)]),
-        "529x5": Cell([overloaded] * 5, "error", 3, [_backoff_floor(1), _backoff_floor(2)],
-                      error_contains="Overloaded"),
-        "529x5_fallback": Cell([overloaded] * 5, "success", 6, options={"fallback_models": ("claude-haiku-5-5",)},
-                               fallback_from=3),
+        "529x5": Cell(
+            [overloaded] * 5, "error", 3, [_backoff_floor(1), _backoff_floor(2)], error_contains="Overloaded"
+        ),
+        "529x5_fallback": Cell(
+            [overloaded] * 5, "success", 6, options={"fallback_models": ("claude-haiku-5-5",)}, fallback_from=3
+        ),
         "500": Cell([status(500, "api_error", "Internal server error")], "success", 2, [_backoff_floor(1)]),
         "502": Cell([status(502, "api_error", "Bad gateway")], "success", 2, [_backoff_floor(1)]),
         "503": Cell([status(503, "api_error", "Service unavailable")], "success", 2, [_backoff_floor(1)]),
         "drop": Cell([_stream_fault(point, "drop")], "success", 2, [_backoff_floor(1)]),
-        "sse_error": Cell([_stream_fault(point, "sse_error", error_type="api_error", message="Internal error")],
-                          "success", 2, [_backoff_floor(1)]),
-        "stall": Cell([_stream_fault(point, "stall", seconds=5)], "success", 2, [250],
-                      env={"AGENTCLI_STREAM_IDLE_TIMEOUT_MS": "250"}),
-        "401": Cell([status(401, "authentication_error", "invalid x-api-key")], "error", 1,
-                    error_contains="ANTHROPIC_API_KEY" if point == "before_first_byte" else "invalid x-api-key"),
+        "sse_error": Cell(
+            [_stream_fault(point, "sse_error", error_type="api_error", message="Internal error")],
+            "success",
+            2,
+            [_backoff_floor(1)],
+        ),
+        "stall": Cell(
+            [_stream_fault(point, "stall", seconds=5)],
+            "success",
+            2,
+            [250],
+            env={"AGENTCLI_STREAM_IDLE_TIMEOUT_MS": "250"},
+        ),
+        "401": Cell(
+            [status(401, "authentication_error", "invalid x-api-key")],
+            "error",
+            1,
+            error_contains="ANTHROPIC_API_KEY" if point == "before_first_byte" else "invalid x-api-key",
+        ),
         "400_prompt_too_long": Cell(
-            [{"kind": "prompt_too_long", "tokens": 250000, "maximum": 200000} if point == "before_first_byte"
-             else _fault_at(point, {}, "invalid_request_error", "prompt is too long: 250000 tokens > 200000 maximum")],
-            "error", 1, error_contains="250000 tokens"),
+            [
+                {"kind": "prompt_too_long", "tokens": 250000, "maximum": 200000}
+                if point == "before_first_byte"
+                else _fault_at(point, {}, "invalid_request_error", "prompt is too long: 250000 tokens > 200000 maximum")
+            ],
+            "error",
+            1,
+            error_contains="250000 tokens",
+        ),
     }
 
 
@@ -108,8 +141,9 @@ async def test_fault_cell(fault: str, point: str, fake_api, make_engine, project
     if cell.outcome == "success":
         assert result["subtype"] == "success", result
         assert result["result"] == FINAL
-        texts = [b["text"] for m in engine.messages if m["role"] == "assistant" for b in m["content"]
-                 if b["type"] == "text"]
+        texts = [
+            b["text"] for m in engine.messages if m["role"] == "assistant" for b in m["content"] if b["type"] == "text"
+        ]
         assert texts == [FINAL]
         assert not any(m["type"] == "user" for m in messages), "no tool ran from a failed attempt"
     else:
@@ -135,10 +169,14 @@ async def test_fault_cell(fault: str, point: str, fake_api, make_engine, project
 
 
 async def test_retry_after_seconds_header_is_honoured(fake_api, make_engine):
-    server = fake_api({"turns": [
-        {"fault": {"kind": "http", "status": 429, "message": "slow down", "headers": {"retry-after": "1"}}},
-        {"content": [{"type": "text", "text": FINAL}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {"fault": {"kind": "http", "status": 429, "message": "slow down", "headers": {"retry-after": "1"}}},
+                {"content": [{"type": "text", "text": FINAL}]},
+            ]
+        }
+    )
     messages = await collect(make_engine(server), "go")
     assert messages[-1]["result"] == FINAL
     retry = next(m for m in messages if m.get("subtype") == "api_retry")
@@ -149,11 +187,15 @@ async def test_retry_after_seconds_header_is_honoured(fake_api, make_engine):
 async def test_max_tokens_escalates_once_then_asks_to_resume(fake_api, make_engine):
     usage = {"input_tokens": 10, "output_tokens": 100}
     cut = {"content": [{"type": "text", "text": "part one"}], "stop_reason": "max_tokens", "usage": usage}
-    server = fake_api({"turns": [
-        cut,  # withheld; asked again with more room
-        cut,  # kept; the model is asked to resume
-        {"content": [{"type": "text", "text": FINAL}], "usage": usage},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                cut,  # withheld; asked again with more room
+                cut,  # kept; the model is asked to resume
+                {"content": [{"type": "text", "text": FINAL}], "usage": usage},
+            ]
+        }
+    )
     engine = make_engine(server)
     messages = await collect(engine, "write a lot")
     assert messages[-1]["subtype"] == "success" and messages[-1]["result"] == FINAL

@@ -40,14 +40,27 @@ def _expected_requests(faults: list[dict]) -> tuple[bool, int]:
     return True, len(faults) + 1
 
 
-@settings(max_examples=25, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(faults=st.lists(FAULTS, max_size=5))
 def test_any_fault_sequence_keeps_the_invariants(faults: list[dict], project: Path) -> None:
-    turns = [{"content": [{"type": "text", "text": "partial answer text", "chunks": 6},
-                          {"type": "tool_use", "id": f"toolu_{i}", "name": "Read",
-                           "input": {"file_path": str(project / "README.md")}, "chunks": 5}],
-              "fault": fault} for i, fault in enumerate(faults)]
+    turns = [
+        {
+            "content": [
+                {"type": "text", "text": "partial answer text", "chunks": 6},
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_{i}",
+                    "name": "Read",
+                    "input": {"file_path": str(project / "README.md")},
+                    "chunks": 5,
+                },
+            ],
+            "fault": fault,
+        }
+        for i, fault in enumerate(faults)
+    ]
     turns.append({"content": [{"type": "text", "text": FINAL, "chunks": 2}]})
     server = FakeAnthropicServer({"turns": turns}).start()
     try:
@@ -59,8 +72,13 @@ def test_any_fault_sequence_keeps_the_invariants(faults: list[dict], project: Pa
     result = messages[-1]
     assert len(server.requests) == requests
     assert result["is_error"] is (not succeeds)
-    texts = [b["text"] for m in messages if m["type"] == "assistant" and not m.get("isApiErrorMessage")
-             for b in m["message"]["content"] if b["type"] == "text"]
+    texts = [
+        b["text"]
+        for m in messages
+        if m["type"] == "assistant" and not m.get("isApiErrorMessage")
+        for b in m["message"]["content"]
+        if b["type"] == "text"
+    ]
     assert texts == ([FINAL] if succeeds else [])
     assert not any(m["type"] == "user" for m in messages)
     for request in server.requests:

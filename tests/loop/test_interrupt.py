@@ -48,15 +48,22 @@ def _slow_text() -> dict:
 
 POINTS: dict[str, list[dict]] = {
     "streaming_text": [_slow_text()],
-    "streaming_tool_json": [{"content": [{"type": "tool_use", "id": "toolu_slow", "name": "Wait",
-                                          "input": {"seconds": 0.01}, "chunks": 80}], "delay_ms": 400}],
-    "tool_running": [{"content": [{"type": "tool_use", "id": "toolu_wait", "name": "Wait",
-                                   "input": {"seconds": 30}}]}],
-    "retry_sleep": [{"fault": {"kind": "http", "status": 429, "message": "slow down",
-                               "headers": {"retry-after": "30"}}}],
-    "between_turns": [{"content": [{"type": "tool_use", "id": "toolu_quick", "name": "Wait",
-                                    "input": {"seconds": 0.01}}]},
-                      {"content": [{"type": "text", "text": "late"}], "first_byte_delay_ms": 30000}],
+    "streaming_tool_json": [
+        {
+            "content": [
+                {"type": "tool_use", "id": "toolu_slow", "name": "Wait", "input": {"seconds": 0.01}, "chunks": 80}
+            ],
+            "delay_ms": 400,
+        }
+    ],
+    "tool_running": [{"content": [{"type": "tool_use", "id": "toolu_wait", "name": "Wait", "input": {"seconds": 30}}]}],
+    "retry_sleep": [
+        {"fault": {"kind": "http", "status": 429, "message": "slow down", "headers": {"retry-after": "30"}}}
+    ],
+    "between_turns": [
+        {"content": [{"type": "tool_use", "id": "toolu_quick", "name": "Wait", "input": {"seconds": 0.01}}]},
+        {"content": [{"type": "text", "text": "late"}], "first_byte_delay_ms": 30000},
+    ],
 }
 
 
@@ -102,8 +109,12 @@ async def test_interrupt(point: str, fake_api, make_engine):
     assert result["errors"][-1] == "Interrupted by user"
     if point in ("tool_running",):
         # the running tool was answered with an interruption, not left dangling, and faces were told
-        answer = {"type": "tool_result", "tool_use_id": "toolu_wait", "content": "Interrupted by user",
-                  "is_error": True}
+        answer = {
+            "type": "tool_result",
+            "tool_use_id": "toolu_wait",
+            "content": "Interrupted by user",
+            "is_error": True,
+        }
         assert engine.messages[-2]["content"][0] == answer
         assert messages[-3]["type"] == "user" and messages[-3]["message"]["content"] == [answer]
     # then the marker Claude Code sends, so the model knows it was stopped
@@ -117,9 +128,14 @@ async def test_interrupt(point: str, fake_api, make_engine):
 
 def test_sigint_in_print_mode_stops_the_run(fake_api, project, run_cli_env):
     server = fake_api({"turns": [_slow_text()]})
-    proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "go", "--output-format", "stream-json"],
-                            cwd=project, env=run_cli_env(server), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentcli", "-p", "go", "--output-format", "stream-json"],
+        cwd=project,
+        env=run_cli_env(server),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 60
     while not server.requests and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -140,8 +156,14 @@ def test_sigint_in_print_mode_stops_the_run(fake_api, project, run_cli_env):
 
 def test_second_sigint_exits_at_once(fake_api, project, run_cli_env):
     server = fake_api({"turns": [_slow_text()]})
-    proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "go"], cwd=project, env=run_cli_env(server),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentcli", "-p", "go"],
+        cwd=project,
+        env=run_cli_env(server),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 30
     while not server.requests and time.monotonic() < deadline:
         time.sleep(0.02)

@@ -15,10 +15,13 @@ from tests.session.conftest import read_lines, text_turn
 
 def test_assistant_param_drops_blank_text_and_replaces_lone_surrogates():
     tool = {"type": "tool_use", "id": "toolu_1", "name": "Write", "input": {"content": "a\udc80b", "n": [1]}}
-    param = assistant_param([{"type": "text", "text": "\n\n"}, {"type": "text", "text": ""}, tool,
-                             {"type": "text", "text": " \t"}])
-    assert param == {"role": "assistant", "content": [
-        {"type": "tool_use", "id": "toolu_1", "name": "Write", "input": {"content": "a\ufffdb", "n": [1]}}]}
+    param = assistant_param(
+        [{"type": "text", "text": "\n\n"}, {"type": "text", "text": ""}, tool, {"type": "text", "text": " \t"}]
+    )
+    assert param == {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": "Write", "input": {"content": "a\ufffdb", "n": [1]}}],
+    }
     assert tool["input"]["content"] == "a\udc80b"  # the response itself is left as it came
     assert assistant_param([{"type": "text", "text": "\n"}]) is None
     clean = [{"type": "text", "text": "fine ✓"}]
@@ -26,14 +29,23 @@ def test_assistant_param_drops_blank_text_and_replaces_lone_surrogates():
 
 
 def _blank_then_tool(project: Path) -> dict:
-    return {"turns": [
-        {"content": [
-            {"type": "text", "text": "\n\n"},
-            {"type": "tool_use", "id": "toolu_w1", "name": "Read", "input": {"file_path": str(project / "README.md")}},
-        ]},
-        text_turn("Read it."),
-        text_turn("Resumed fine."),
-    ]}
+    return {
+        "turns": [
+            {
+                "content": [
+                    {"type": "text", "text": "\n\n"},
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_w1",
+                        "name": "Read",
+                        "input": {"file_path": str(project / "README.md")},
+                    },
+                ]
+            },
+            text_turn("Read it."),
+            text_turn("Resumed fine."),
+        ]
+    }
 
 
 def test_a_whitespace_block_is_not_sent_back_and_the_session_resumes(run_cli, fake_api, project: Path):
@@ -42,7 +54,8 @@ def test_a_whitespace_block_is_not_sent_back_and_the_session_resumes(run_cli, fa
     assert first.returncode == 0, first.stderr
     sent_back = server.requests[1].body["messages"][1]
     assert sent_back["content"] == [
-        {"type": "tool_use", "id": "toolu_w1", "name": "Read", "input": {"file_path": str(project / "README.md")}}]
+        {"type": "tool_use", "id": "toolu_w1", "name": "Read", "input": {"file_path": str(project / "README.md")}}
+    ]
     [path] = sessions_dir(project).glob("*.jsonl")
     assistant_lines = [line for line in read_lines(path) if line["type"] == "assistant"]
     assert assistant_lines[0]["message"]["content"][0] == {"type": "text", "text": "\n\n"}  # kept for display

@@ -34,8 +34,14 @@ async def run(model: ScriptedModel, project: Path, **options: Any) -> tuple[list
     conversation = Conversation([HELLO])
     options.setdefault("retry_policy", RetryPolicy(base_delay_s=0, max_delay_s=0))
     options.setdefault("max_tokens", 1000)
-    params = QueryParams(client=model, registry=ToolRegistry([ReadTool()]), tool_env=ToolEnv(project),
-                         model="claude-main", conversation=conversation, **options)
+    params = QueryParams(
+        client=model,
+        registry=ToolRegistry([ReadTool()]),
+        tool_env=ToolEnv(project),
+        model="claude-main",
+        conversation=conversation,
+        **options,
+    )
     events = [event async for event in query(params)]
     model.assert_all_valid()
     return events, conversation
@@ -53,13 +59,23 @@ async def test_a_plain_answer_ends_the_loop(project: Path):
 
 
 async def test_a_tool_call_is_answered_and_the_loop_asks_again(project: Path):
-    model = ScriptedModel([
-        {"content": [{"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "README.md"}}]},
-        text("it says hello"),
-    ])
+    model = ScriptedModel(
+        [
+            {"content": [{"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "README.md"}}]},
+            text("it says hello"),
+        ]
+    )
     events, conversation = await run(model, project)
-    assert kinds(events) == ["RequestStarted", "ToolStarted", "AssistantTurn", "ToolFinished", "ToolResults",
-                             "RequestStarted", "AssistantTurn", "LoopEnded"]
+    assert kinds(events) == [
+        "RequestStarted",
+        "ToolStarted",
+        "AssistantTurn",
+        "ToolFinished",
+        "ToolResults",
+        "RequestStarted",
+        "AssistantTurn",
+        "LoopEnded",
+    ]
     (results,) = [event for event in events if isinstance(event, ToolResults)]
     assert results.param["content"][0]["tool_use_id"] == "toolu_1"
     assert "Hello from the demo." in results.param["content"][0]["content"]
@@ -70,9 +86,18 @@ async def test_a_tool_call_is_answered_and_the_loop_asks_again(project: Path):
 
 
 async def test_max_turns_stops_after_the_tool_results(project: Path):
-    model = ScriptedModel({"turns": [
-        {"content": [{"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "README.md"}}]},
-    ], "on_exhausted": "repeat_last"})
+    model = ScriptedModel(
+        {
+            "turns": [
+                {
+                    "content": [
+                        {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "README.md"}}
+                    ]
+                },
+            ],
+            "on_exhausted": "repeat_last",
+        }
+    )
     events, conversation = await run(model, project, max_turns=1)
     assert events[-1] == LoopEnded("max_turns")
     assert conversation.messages[-1]["content"][0]["type"] == "tool_result"  # the call is answered all the same
@@ -80,11 +105,13 @@ async def test_max_turns_stops_after_the_tool_results(project: Path):
 
 
 async def test_a_cut_answer_is_asked_again_with_more_room_then_resumed(project: Path):
-    model = ScriptedModel([
-        text("cut sh", stop_reason="max_tokens"),
-        text("still cut", stop_reason="max_tokens"),
-        text(" and the rest"),
-    ])
+    model = ScriptedModel(
+        [
+            text("cut sh", stop_reason="max_tokens"),
+            text("still cut", stop_reason="max_tokens"),
+            text(" and the rest"),
+        ]
+    )
     events, conversation = await run(model, project)
     assert [body["max_tokens"] for body in model.requests] == [1000, 64_000, 64_000]
     withheld = [event for event in events if isinstance(event, ResponseWithheld)]
@@ -93,22 +120,37 @@ async def test_a_cut_answer_is_asked_again_with_more_room_then_resumed(project: 
     assert [event.reason for event in injected] == ["max_tokens_recovery"]
     assert injected[0].param["content"][0]["text"] == MAX_TOKENS_RECOVERY_MESSAGE
     assert [m["content"][0]["text"] for m in conversation.messages[1:]] == [
-        "still cut", MAX_TOKENS_RECOVERY_MESSAGE, " and the rest"]
+        "still cut",
+        MAX_TOKENS_RECOVERY_MESSAGE,
+        " and the rest",
+    ]
     assert events[-1] == LoopEnded("completed")
 
 
 async def test_retries_then_falls_back_and_drops_thinking_for_the_other_model(project: Path):
     overloaded = {"fault": {"kind": "http", "status": 529}}
-    model = ScriptedModel([
-        {"fault": {"kind": "http", "status": 409}},
-        overloaded, overloaded, overloaded,
-        text("answered by the fallback"),
-    ])
-    events, _ = await run(model, project, thinking={"type": "enabled", "budget_tokens": 1024}, max_tokens=4096,
-                          retry_policy=RetryPolicy(base_delay_s=0, max_delay_s=0, fallback_models=("claude-spare",)))
+    model = ScriptedModel(
+        [
+            {"fault": {"kind": "http", "status": 409}},
+            overloaded,
+            overloaded,
+            overloaded,
+            text("answered by the fallback"),
+        ]
+    )
+    events, _ = await run(
+        model,
+        project,
+        thinking={"type": "enabled", "budget_tokens": 1024},
+        max_tokens=4096,
+        retry_policy=RetryPolicy(base_delay_s=0, max_delay_s=0, fallback_models=("claude-spare",)),
+    )
     retries = [event.data for event in events if isinstance(event, Notice) and event.subtype == "api_retry"]
     assert [(r["attempt"], r["error_status"], r["error"]) for r in retries] == [
-        (1, 409, "server_error"), (2, 529, "overloaded"), (3, 529, "overloaded")]
+        (1, 409, "server_error"),
+        (2, 529, "overloaded"),
+        (3, 529, "overloaded"),
+    ]
     assert [body["model"] for body in model.requests] == ["claude-main"] * 4 + ["claude-spare"]
     assert "thinking" in model.requests[0] and "thinking" not in model.requests[-1]
     assert [event.model for event in events if isinstance(event, RequestStarted)] == ["claude-main"]
@@ -117,19 +159,33 @@ async def test_retries_then_falls_back_and_drops_thinking_for_the_other_model(pr
 
 
 async def test_an_error_the_api_says_not_to_retry_ends_the_loop_at_once(project: Path):
-    model = ScriptedModel([{"fault": {"kind": "http", "status": 500, "message": "broken for good",
-                                      "headers": {"x-should-retry": "false"}}}])
+    model = ScriptedModel(
+        [
+            {
+                "fault": {
+                    "kind": "http",
+                    "status": 500,
+                    "message": "broken for good",
+                    "headers": {"x-should-retry": "false"},
+                }
+            }
+        ]
+    )
     events, conversation = await run(model, project)
     assert events[-1] == LoopEnded("model_error", "broken for good", status=500)
     assert len(model.requests) == 1 and conversation.messages == [HELLO]
 
 
 async def test_a_dropped_stream_is_thrown_away_and_asked_again(project: Path):
-    model = ScriptedModel([
-        {"content": [{"type": "text", "text": "half an answer", "chunks": 4}],
-         "fault": {"kind": "drop", "after_events": 5}},
-        text("the whole answer"),
-    ])
+    model = ScriptedModel(
+        [
+            {
+                "content": [{"type": "text", "text": "half an answer", "chunks": 4}],
+                "fault": {"kind": "drop", "after_events": 5},
+            },
+            text("the whole answer"),
+        ]
+    )
     events, conversation = await run(model, project)
     notices = [event.subtype for event in events if isinstance(event, Notice)]
     assert notices == ["stream_discarded", "api_retry"]

@@ -26,8 +26,11 @@ def http_server(tmp_path: Path) -> Iterator[Callable[[str], str]]:
 
     def start(kind: str) -> str:
         port_file = tmp_path / f"{kind}-{len(processes)}.port"
-        process = subprocess.Popen([sys.executable, str(DEMO_SERVER), f"--{kind}", str(port_file)],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            [sys.executable, str(DEMO_SERVER), f"--{kind}", str(port_file)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         processes.append(process)
         while not port_file.exists():
             if process.poll() is not None:

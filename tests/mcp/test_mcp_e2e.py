@@ -32,8 +32,9 @@ async def started(engine: Any) -> Any:
 
 async def test_stdio_tools_are_listed_called_and_answered(fake_api, make_engine):
     server = fake_api(two_turns(call("toolu_add", "mcp__demo__add", {"a": 2, "b": 3})))
-    engine = make_engine(server, mcp_config=[stdio_config(DEMO_GREETING_SUFFIX="from env")],
-                         allowed_tools=["mcp__demo"])
+    engine = make_engine(
+        server, mcp_config=[stdio_config(DEMO_GREETING_SUFFIX="from env")], allowed_tools=["mcp__demo"]
+    )
     await started(engine)
     messages = await collect(engine, "add two numbers")
 
@@ -49,10 +50,19 @@ async def test_stdio_tools_are_listed_called_and_answered(fake_api, make_engine)
 
 async def test_server_environment_is_expanded_from_ours(fake_api, make_engine, monkeypatch):
     monkeypatch.setenv("GREETING_FROM_USER", "expanded")
-    config = json.dumps({"mcpServers": {"demo": {
-        "command": "${PYTHON_FOR_TEST:-" + json.loads(stdio_config())["mcpServers"]["demo"]["command"] + "}",
-        "args": json.loads(stdio_config())["mcpServers"]["demo"]["args"],
-        "env": {"DEMO_GREETING_SUFFIX": "${GREETING_FROM_USER}"}}}})
+    config = json.dumps(
+        {
+            "mcpServers": {
+                "demo": {
+                    "command": "${PYTHON_FOR_TEST:-"
+                    + json.loads(stdio_config())["mcpServers"]["demo"]["command"]
+                    + "}",
+                    "args": json.loads(stdio_config())["mcpServers"]["demo"]["args"],
+                    "env": {"DEMO_GREETING_SUFFIX": "${GREETING_FROM_USER}"},
+                }
+            }
+        }
+    )
     server = fake_api(two_turns(call("toolu_greet", "mcp__demo__greet", {"name": "Ada"})))
     engine = make_engine(server, mcp_config=[config], allowed_tools=["mcp__demo__greet"])
     await started(engine)
@@ -76,8 +86,11 @@ async def test_http_and_sse_servers(fake_api, make_engine, http_server, kind):
 
 async def test_a_server_that_crashes_at_start_is_reported_and_the_session_goes_on(fake_api, make_engine):
     configs = [stdio_config("broken", DEMO_CRASH="1"), stdio_config("demo")]
-    server = fake_api(two_turns(call("toolu_b", "mcp__broken__add", {"a": 1, "b": 1}),
-                                call("toolu_d", "mcp__demo__add", {"a": 1, "b": 2})))
+    server = fake_api(
+        two_turns(
+            call("toolu_b", "mcp__broken__add", {"a": 1, "b": 1}), call("toolu_d", "mcp__demo__add", {"a": 1, "b": 2})
+        )
+    )
     engine = make_engine(server, mcp_config=configs, allowed_tools=["mcp__demo"])
     await started(engine)
     messages = await collect(engine, "go")
@@ -97,11 +110,13 @@ async def test_a_server_that_crashes_at_start_is_reported_and_the_session_goes_o
 
 
 async def test_a_call_to_a_server_that_died_is_an_error_result(fake_api, make_engine):
-    scenario = {"turns": [
-        {"content": [call("toolu_crash", "mcp__demo__crash", {})]},
-        {"content": [call("toolu_add", "mcp__demo__add", {"a": 1, "b": 1})]},
-        {"content": [{"type": "text", "text": "The server is gone."}]},
-    ]}
+    scenario = {
+        "turns": [
+            {"content": [call("toolu_crash", "mcp__demo__crash", {})]},
+            {"content": [call("toolu_add", "mcp__demo__add", {"a": 1, "b": 1})]},
+            {"content": [{"type": "text", "text": "The server is gone."}]},
+        ]
+    }
     server = fake_api(scenario)
     engine = make_engine(server, mcp_config=[stdio_config()], permission_mode="bypassPermissions")
     manager = await started(engine)
@@ -116,8 +131,9 @@ async def test_a_call_to_a_server_that_died_is_an_error_result(fake_api, make_en
 
 async def test_a_deny_rule_blocks_the_servers_tools(fake_api, make_engine):
     server = fake_api(two_turns(call("toolu_add", "mcp__demo__add", {"a": 1, "b": 1})))
-    engine = make_engine(server, mcp_config=[stdio_config()], disallowed_tools=["mcp__demo__*"],
-                         permission_mode="bypassPermissions")
+    engine = make_engine(
+        server, mcp_config=[stdio_config()], disallowed_tools=["mcp__demo__*"], permission_mode="bypassPermissions"
+    )
     await started(engine)
     messages = await collect(engine, "go")
     [result] = tool_results(server.requests[1].body)
@@ -127,8 +143,9 @@ async def test_a_deny_rule_blocks_the_servers_tools(fake_api, make_engine):
 
 async def test_the_first_request_does_not_wait_for_a_slow_server(fake_api, make_engine, tmp_path: Path):
     gate = tmp_path / "gate"
-    server = fake_api({"turns": [{"content": [{"type": "text", "text": "one"}]},
-                                 {"content": [{"type": "text", "text": "two"}]}]})
+    server = fake_api(
+        {"turns": [{"content": [{"type": "text", "text": "one"}]}, {"content": [{"type": "text", "text": "two"}]}]}
+    )
     engine = make_engine(server, mcp_config=[stdio_config(DEMO_GATE=str(gate))])
     first = await collect(engine, "first")
     assert first[0]["mcp_servers"] == [{"name": "demo", "status": "pending"}]
@@ -150,8 +167,9 @@ async def test_project_mcp_json_runs_only_in_a_trusted_folder(fake_api, make_eng
 
 def test_headless_run_reports_servers_in_init_and_rejects_a_broken_config(fake_api, run_cli):
     server = fake_api({"turns": [{"content": [{"type": "text", "text": "hi"}]}]})
-    done = run_cli("-p", "hi", "--output-format", "stream-json", "--verbose", "--mcp-config", stdio_config(),
-                   server=server)
+    done = run_cli(
+        "-p", "hi", "--output-format", "stream-json", "--verbose", "--mcp-config", stdio_config(), server=server
+    )
     assert done.returncode == 0, done.stderr
     init = json.loads(done.stdout.splitlines()[0])
     [entry] = init["mcp_servers"]
@@ -169,9 +187,14 @@ async def test_prompts_become_commands_and_resources_can_be_mentioned(fake_api, 
     manager = await started(engine)
     [command] = prompt_commands(manager)
     assert (command.name, command.description, command.arguments) == (
-        "mcp__demo__review", "Ask for a review of a topic.", ("topic",))
-    assert await expand_prompt(manager, "/mcp__demo__review the parser module") == \
-        "Please review the parser module carefully."
+        "mcp__demo__review",
+        "Ask for a review of a topic.",
+        ("topic",),
+    )
+    assert (
+        await expand_prompt(manager, "/mcp__demo__review the parser module")
+        == "Please review the parser module carefully."
+    )
     assert await expand_prompt(manager, "/mcp__demo__nothing") is None
     assert resource_mentions(manager) == ["@demo:demo://notes"]
     from agentcli.commands import session_registry

@@ -29,16 +29,30 @@ def plugin_python(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def test_each_part_of_the_plugin_works(fake_api, make_engine, project: Path):
-    server = fake_api({"turns": [
-        {"when": {"first_user_text_contains": "go"}, "content": [
-            use("toolu_w", "Write", file_path=str(project / "keys.secret"), content="x"),
-            use("toolu_ok", "Write", file_path=str(project / "notes.txt"), content="fine"),
-            use("toolu_skill", "Skill", skill="plugin-style"),
-            use("toolu_agent", "Task", description="Review", prompt="review: notes", subagent_type="plugin-reviewer"),
-            use("toolu_mcp", "mcp__plugin-demo__add", a=4, b=5)]},
-        {"when": {"first_user_text_contains": "review:"}, "content": [{"type": "text", "text": "Looks fine."}]},
-        {"when": {"first_user_text_contains": "go"}, "content": [{"type": "text", "text": "All done."}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "when": {"first_user_text_contains": "go"},
+                    "content": [
+                        use("toolu_w", "Write", file_path=str(project / "keys.secret"), content="x"),
+                        use("toolu_ok", "Write", file_path=str(project / "notes.txt"), content="fine"),
+                        use("toolu_skill", "Skill", skill="plugin-style"),
+                        use(
+                            "toolu_agent",
+                            "Task",
+                            description="Review",
+                            prompt="review: notes",
+                            subagent_type="plugin-reviewer",
+                        ),
+                        use("toolu_mcp", "mcp__plugin-demo__add", a=4, b=5),
+                    ],
+                },
+                {"when": {"first_user_text_contains": "review:"}, "content": [{"type": "text", "text": "Looks fine."}]},
+                {"when": {"first_user_text_contains": "go"}, "content": [{"type": "text", "text": "All done."}]},
+            ]
+        }
+    )
     engine = make_engine(server, plugin_dirs=[str(PLUGIN)], permission_mode="bypassPermissions")
     engine.start_services()
     await engine.config.extensions["mcp"].wait_started(timeout=60)

@@ -24,18 +24,29 @@ def text_turn(text: str) -> dict[str, Any]:
 def tool_session(project: Path) -> dict[str, Any]:
     """Two parallel reads (one fails), a thinking turn with one more read, then an answer."""
     readme, app = str(project / "README.md"), str(project / "src" / "app.py")
-    return {"turns": [
-        {"content": [
-            {"type": "text", "text": "Reading both."},
-            {"type": "tool_use", "id": "toolu_a1", "name": "Read", "input": {"file_path": readme}},
-            {"type": "tool_use", "id": "toolu_a2", "name": "Read", "input": {"file_path": str(project / "nope")}},
-        ]},
-        {"content": [
-            {"type": "thinking", "thinking": "one more", "signature": "sig_b"},
-            {"type": "tool_use", "id": "toolu_b1", "name": "Read", "input": {"file_path": app}},
-        ]},
-        text_turn("The project adds numbers."),
-    ]}
+    return {
+        "turns": [
+            {
+                "content": [
+                    {"type": "text", "text": "Reading both."},
+                    {"type": "tool_use", "id": "toolu_a1", "name": "Read", "input": {"file_path": readme}},
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_a2",
+                        "name": "Read",
+                        "input": {"file_path": str(project / "nope")},
+                    },
+                ]
+            },
+            {
+                "content": [
+                    {"type": "thinking", "thinking": "one more", "signature": "sig_b"},
+                    {"type": "tool_use", "id": "toolu_b1", "name": "Read", "input": {"file_path": app}},
+                ]
+            },
+            text_turn("The project adds numbers."),
+        ]
+    }
 
 
 @pytest.fixture

@@ -16,9 +16,20 @@ def test_twenty_kill_points_all_resume(tmp_path):
     env = dict(os.environ)
     env["TMPDIR"] = str(tmp_path)
     proc = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "scripts" / "crash_resume.py"), "--runs", "20", "--jobs", "2",
-         "--cli-every", "4"],
-        capture_output=True, text=True, timeout=1100, env=env,
+        [
+            sys.executable,
+            str(REPO_ROOT / "scripts" / "crash_resume.py"),
+            "--runs",
+            "20",
+            "--jobs",
+            "2",
+            "--cli-every",
+            "4",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1100,
+        env=env,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "20/20 ok" in proc.stdout

@@ -26,9 +26,20 @@ def _user(text: str, **extra: Any) -> dict[str, Any]:
 
 
 def _assistant(*blocks: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {"type": "assistant", "uuid": str(uuid.uuid4()), "message": {
-        "id": f"msg_{uuid.uuid4().hex[:8]}", "type": "message", "role": "assistant", "model": "m",
-        "content": list(blocks), "stop_reason": "end_turn", "usage": {"input_tokens": 1, "output_tokens": 1}}, **extra}
+    return {
+        "type": "assistant",
+        "uuid": str(uuid.uuid4()),
+        "message": {
+            "id": f"msg_{uuid.uuid4().hex[:8]}",
+            "type": "message",
+            "role": "assistant",
+            "model": "m",
+            "content": list(blocks),
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+        },
+        **extra,
+    }
 
 
 def _text(text: str) -> dict[str, Any]:
@@ -40,13 +51,21 @@ def _use(tool_id: str) -> dict[str, Any]:
 
 
 def _result(tool_id: str, content: str = "ok", **extra: Any) -> dict[str, Any]:
-    return {"type": "user", "uuid": str(uuid.uuid4()), "message": {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": tool_id, "content": content}]}, **extra}
+    return {
+        "type": "user",
+        "uuid": str(uuid.uuid4()),
+        "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": content}]},
+        **extra,
+    }
 
 
 def _valid(messages: list[dict[str, Any]], prompt: str = "next") -> list[str]:
-    body = {"model": "claude-sonnet-5-5", "max_tokens": 1000, "stream": True,
-            "messages": [*messages, {"role": "user", "content": prompt}]}
+    body = {
+        "model": "claude-sonnet-5-5",
+        "max_tokens": 1000,
+        "stream": True,
+        "messages": [*messages, {"role": "user", "content": prompt}],
+    }
     return validate_request(json.loads(json.dumps(body)))
 
 
@@ -57,14 +76,16 @@ def test_torn_last_line_is_skipped_with_a_warning_and_sealed_on_resume(write_tra
     transcript = load_transcript(path)
     assert transcript.torn_tail
     assert len(transcript.warnings) == 1 and "line 3 was cut off" in transcript.warnings[0]
-    assert transcript.messages == [{"role": "user", "content": "hello"},
-                                   {"role": "assistant", "content": [_text("hi")]}]
+    assert transcript.messages == [
+        {"role": "user", "content": "hello"},
+        {"role": "assistant", "content": [_text("hi")]},
+    ]
     before = path.read_bytes()
     session = open_session(project, resume=SID)
     session.close()
     after = path.read_bytes()
     assert after.startswith(before)  # append only
-    assert after[len(before):len(before) + 1] == b"\n"
+    assert after[len(before) : len(before) + 1] == b"\n"
     again = load_transcript(path)
     assert again.warnings == [] and again.messages == transcript.messages
     note = read_lines_skipping_bad(path)[-1]
@@ -82,8 +103,18 @@ def read_lines_skipping_bad(path: Path) -> list[dict[str, Any]]:
 
 
 def test_bad_middle_line_is_reported_by_number_and_the_rest_loads(write_transcript):
-    path = write_transcript(SID, [_user("one"), _assistant(_text("a")), "{not json", '["a list"]',
-                                  {"type": "user", "message": 5}, _user("two"), _assistant(_text("b"))])
+    path = write_transcript(
+        SID,
+        [
+            _user("one"),
+            _assistant(_text("a")),
+            "{not json",
+            '["a list"]',
+            {"type": "user", "message": 5},
+            _user("two"),
+            _assistant(_text("b")),
+        ],
+    )
     transcript = load_transcript(path)
     assert [w.split(": ", 1)[1].split(" is")[0] for w in transcript.warnings] == ["line 3", "line 4", "line 5"]
     assert [m["content"] for m in transcript.messages if m["role"] == "user"] == ["one", "two"]
@@ -95,9 +126,13 @@ def test_dangling_tool_use_gets_an_interrupted_result_that_is_persisted(write_tr
     transcript = load_transcript(path)
     assert [b["id"] for b in transcript.dangling] == ["toolu_1", "toolu_2"]
     last = transcript.messages[-1]
-    assert last == {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": "toolu_1", "content": INTERRUPTED, "is_error": True},
-        {"type": "tool_result", "tool_use_id": "toolu_2", "content": INTERRUPTED, "is_error": True}]}
+    assert last == {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": INTERRUPTED, "is_error": True},
+            {"type": "tool_result", "tool_use_id": "toolu_2", "content": INTERRUPTED, "is_error": True},
+        ],
+    }
     assert any("check whether they took effect" in w for w in transcript.warnings)
     assert _valid(transcript.messages) == []
     session = open_session(project, resume=SID)
@@ -112,8 +147,9 @@ def test_dangling_tool_use_gets_an_interrupted_result_that_is_persisted(write_tr
 
 
 def test_partial_results_are_completed_in_tool_use_order(write_transcript, project):
-    path = write_transcript(SID, [_user("go"), _assistant(_use("t1"), _use("t2"), _use("t3")),
-                                  _result("t1", "one"), _result("t2", "two")])
+    path = write_transcript(
+        SID, [_user("go"), _assistant(_use("t1"), _use("t2"), _use("t3")), _result("t1", "one"), _result("t2", "two")]
+    )
     transcript = load_transcript(path)
     assert [m["role"] for m in transcript.messages] == ["user", "assistant", "user"]
     blocks = transcript.messages[-1]["content"]
@@ -125,11 +161,20 @@ def test_partial_results_are_completed_in_tool_use_order(write_transcript, proje
 
 def test_api_error_messages_sub_agent_lines_and_orphans_are_not_sent(write_transcript):
     error = _assistant(_text("API Error: overloaded"), isApiErrorMessage=True)
-    path = write_transcript(SID, [
-        _user("one"), error, _user("two"), _assistant(_use("t1")),
-        _user("sub-agent prompt", parent_tool_use_id="t1"), _assistant(_text("nested"), parent_tool_use_id="t1"),
-        _result("t1"), _result("t-unknown"), _assistant(_text("done")),
-    ])
+    path = write_transcript(
+        SID,
+        [
+            _user("one"),
+            error,
+            _user("two"),
+            _assistant(_use("t1")),
+            _user("sub-agent prompt", parent_tool_use_id="t1"),
+            _assistant(_text("nested"), parent_tool_use_id="t1"),
+            _result("t1"),
+            _result("t-unknown"),
+            _assistant(_text("done")),
+        ],
+    )
     transcript = load_transcript(path)
     sent = json.dumps(transcript.messages)
     assert "API Error" not in sent and "nested" not in sent and "t-unknown" not in sent
@@ -139,11 +184,16 @@ def test_api_error_messages_sub_agent_lines_and_orphans_are_not_sent(write_trans
 
 
 def test_compact_boundary_starts_the_history_again(write_transcript):
-    path = write_transcript(SID, [
-        _user("old"), _assistant(_text("old answer")),
-        {"type": "system", "subtype": "compact_boundary", "uuid": str(uuid.uuid4())},
-        _user("Summary of the conversation so far", isCompactSummary=True), _assistant(_text("ok")),
-    ])
+    path = write_transcript(
+        SID,
+        [
+            _user("old"),
+            _assistant(_text("old answer")),
+            {"type": "system", "subtype": "compact_boundary", "uuid": str(uuid.uuid4())},
+            _user("Summary of the conversation so far", isCompactSummary=True),
+            _assistant(_text("ok")),
+        ],
+    )
     transcript = load_transcript(path)
     assert transcript.messages[0]["content"] == "Summary of the conversation so far"
     assert len(transcript.messages) == 2
@@ -185,8 +235,18 @@ async def test_resumed_engine_request_passes_validation(fake_api, make_engine, t
 # -- hostile files ----------------------------------------------------------------------------------------------
 
 GARBAGE = [
-    b"", b"   ", b"\x00\x01\xff\xfe", b"null", b"42", b'"a string"', b"[1, 2, 3]", b"{}", b'{"type": 7}',
-    b'{"type": "user"}', b'{"type": "user", "message": null}', b'{"type": "user", "message": {"content": 5}}',
+    b"",
+    b"   ",
+    b"\x00\x01\xff\xfe",
+    b"null",
+    b"42",
+    b'"a string"',
+    b"[1, 2, 3]",
+    b"{}",
+    b'{"type": 7}',
+    b'{"type": "user"}',
+    b'{"type": "user", "message": null}',
+    b'{"type": "user", "message": {"content": 5}}',
     b'{"type": "user", "message": {"role": "user", "content": ""}}',
     b'{"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": ""}]}}',
     b'{"type": "user", "message": {"role": "user", "content": [5]}}',
@@ -206,14 +266,25 @@ GARBAGE = [
 
 
 def _base_lines() -> list[bytes]:
-    entries = [_user("start"), _assistant(_text("a"), _use("t1"), _use("t2")), _result("t1"), _result("t2"),
-               _assistant(_use("t3")), _result("t3"), _user("again"), _assistant(_text("b")),
-               _assistant(_text("x"), isApiErrorMessage=True), _user("last"), _assistant(_use("t4"))]
+    entries = [
+        _user("start"),
+        _assistant(_text("a"), _use("t1"), _use("t2")),
+        _result("t1"),
+        _result("t2"),
+        _assistant(_use("t3")),
+        _result("t3"),
+        _user("again"),
+        _assistant(_text("b")),
+        _assistant(_text("x"), isApiErrorMessage=True),
+        _user("last"),
+        _assistant(_use("t4")),
+    ]
     return [json.dumps(e).encode() for e in entries]
 
 
-@settings(max_examples=150, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(st.data())
 def test_line_level_damage_never_crashes_and_always_gives_a_valid_request(write_transcript, data):
     lines = _base_lines()
@@ -239,8 +310,9 @@ def test_line_level_damage_never_crashes_and_always_gives_a_valid_request(write_
     assert _valid(transcript.messages) == [], transcript.messages
 
 
-@settings(max_examples=150, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(st.integers(0, 2**32), st.integers(1, 40))
 def test_random_byte_damage_never_crashes(write_transcript, project, seed, flips):
     rng = random.Random(seed)

@@ -39,13 +39,19 @@ def _wait(condition, what: str, timeout: float = 60) -> None:
         time.sleep(0.02)
 
 
-def test_a_second_process_is_refused_until_the_first_ends_even_by_sigkill(fake_api, run_cli, run_cli_env,
-                                                                           project: Path):
+def test_a_second_process_is_refused_until_the_first_ends_even_by_sigkill(
+    fake_api, run_cli, run_cli_env, project: Path
+):
     session_id = str(uuid.uuid4())
     slow = fake_api({"turns": [{"content": [{"type": "text", "text": "late"}], "first_byte_delay_ms": 60000}]})
-    first = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "--session-id", session_id, "first"],
-                             cwd=project, env=run_cli_env(slow), stdin=subprocess.DEVNULL,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    first = subprocess.Popen(
+        [sys.executable, "-m", "agentcli", "-p", "--session-id", session_id, "first"],
+        cwd=project,
+        env=run_cli_env(slow),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         _wait(lambda: slow.requests, "the first run's request")
         path = sessions_dir(project) / f"{session_id}.jsonl"
@@ -56,7 +62,8 @@ def test_a_second_process_is_refused_until_the_first_ends_even_by_sigkill(fake_a
         assert second.stderr.strip() == (
             f"Session {session_id} is open in another agentcli process (pid {first.pid}); two processes writing one "
             f"session would mix up its history. Close the other one, or go on in a copy: agentcli --resume "
-            f"{session_id} --fork-session")
+            f"{session_id} --fork-session"
+        )
         assert path.read_bytes() == before and not server.requests
         fork = run_cli("-p", "--resume", session_id, "--fork-session", "branch", server=server)
         assert fork.returncode == 0, fork.stderr

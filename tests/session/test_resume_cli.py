@@ -29,9 +29,11 @@ def test_resume_by_id_headless_appends_to_the_same_file(run_cli, fake_api, trans
     assert transcripts() == [path]
     assert path.read_bytes().startswith(before)
     sent = server.requests[1].body["messages"]
-    assert sent == [{"role": "user", "content": "remember the number 7"},
-                    {"role": "assistant", "content": [{"type": "text", "text": "first answer"}]},
-                    {"role": "user", "content": "what was the number?"}]
+    assert sent == [
+        {"role": "user", "content": "remember the number 7"},
+        {"role": "assistant", "content": [{"type": "text", "text": "first answer"}]},
+        {"role": "user", "content": "what was the number?"},
+    ]
     prompts = [line["message"]["content"] for line in read_lines(path) if line["type"] == "user"]
     assert prompts == ["remember the number 7", "what was the number?"]
 
@@ -58,8 +60,9 @@ def test_fork_session_leaves_the_original_untouched(run_cli, fake_api, transcrip
     original_id = _session_id(first.stdout)
     [original] = transcripts()
     before = original.read_bytes()
-    fork = run_cli("-p", "--resume", original_id, "--fork-session", "branch off", "--output-format", "json",
-                   server=server)
+    fork = run_cli(
+        "-p", "--resume", original_id, "--fork-session", "branch off", "--output-format", "json", server=server
+    )
     assert fork.returncode == 0, fork.stderr
     fork_id = _session_id(fork.stdout)
     assert fork_id != original_id
@@ -73,7 +76,10 @@ def test_fork_session_leaves_the_original_untouched(run_cli, fake_api, transcrip
     again = run_cli("-p", "--resume", fork_id, "more", "--output-format", "json", server=server)
     assert again.returncode == 0, again.stderr
     assert [m.get("content") for m in server.requests[2].body["messages"] if m["role"] == "user"] == [
-        "base", "branch off", "more"]
+        "base",
+        "branch off",
+        "more",
+    ]
 
 
 def test_session_id_flag(run_cli, fake_api, transcripts):
@@ -110,9 +116,16 @@ def test_unknown_here_but_known_elsewhere_says_where(run_cli, fake_api, project:
     import os
     import subprocess
     import sys
+
     env = dict(os.environ, ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="k")
-    proc = subprocess.run([sys.executable, "-m", "agentcli", "-p", "elsewhere", "--output-format", "json"],
-                          cwd=other, env=env, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "agentcli", "-p", "elsewhere", "--output-format", "json"],
+        cwd=other,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     session_id = _session_id(proc.stdout)
     here = run_cli("-p", "--resume", session_id, "x", server=server)
     assert here.returncode == 1
@@ -159,15 +172,33 @@ def test_no_secret_ever_lands_in_a_transcript(run_cli, fake_api, project: Path, 
     key = "sk-ant-api03-" + uuid.uuid4().hex + "-SECRET"
     token = "ghp_" + uuid.uuid4().hex
     (project / ".env").write_text(f"ANTHROPIC_API_KEY={key}\nGITHUB_TOKEN={token}\n")
-    server = fake_api({"turns": [
-        {"content": [{"type": "tool_use", "id": "toolu_env", "name": "Read",
-                      "input": {"file_path": str(project / ".env")}}]},
-        text_turn(f"I found the key {key}"),
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": "toolu_env",
+                            "name": "Read",
+                            "input": {"file_path": str(project / ".env")},
+                        }
+                    ]
+                },
+                text_turn(f"I found the key {key}"),
+            ]
+        }
+    )
     deploy = "dpl_" + uuid.uuid4().hex
     settings = json.dumps({"env": {"DEPLOY_TOKEN": deploy, "MODE": "production"}})
-    proc = run_cli("-p", f"check my setup (my key is {key}, deploy token {deploy}, mode production)",
-                   "--settings", settings, server=server, env={"ANTHROPIC_API_KEY": key, "GITHUB_TOKEN": token})
+    proc = run_cli(
+        "-p",
+        f"check my setup (my key is {key}, deploy token {deploy}, mode production)",
+        "--settings",
+        settings,
+        server=server,
+        env={"ANTHROPIC_API_KEY": key, "GITHUB_TOKEN": token},
+    )
     assert proc.returncode == 0, proc.stderr
     assert len(server.requests) == 2
     [path] = transcripts()

@@ -38,37 +38,56 @@ def planted(monkeypatch: pytest.MonkeyPatch, project: Path) -> dict[str, str]:
     monkeypatch.setenv("MY_SERVICE_TOKEN", values["token in env"])
     (project / ".agentcli").mkdir()
     (project / ".agentcli" / "settings.json").write_text(
-        json.dumps({"env": {"PROJECT_SECRET_KEY": values["key in untrusted project settings"]}}))
+        json.dumps({"env": {"PROJECT_SECRET_KEY": values["key in untrusted project settings"]}})
+    )
     (project / ".env").write_text(f"STRIPE_SECRET_KEY={values['key in a .env file']}\nDEBUG=1\n")
     (project / "deploy.py").write_text(f'GITHUB = "{values["token in a source file"]}"\n')
     (project / "id_rsa").write_text(
-        f"-----BEGIN OPENSSH PRIVATE KEY-----\n{values['private key']}\n-----END OPENSSH PRIVATE KEY-----\n")
+        f"-----BEGIN OPENSSH PRIVATE KEY-----\n{values['private key']}\n-----END OPENSSH PRIVATE KEY-----\n"
+    )
     return values
 
 
 def _turn(*calls: tuple[str, str, dict]) -> dict:
-    return {"content": [{"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}
-                        for tool_id, name, tool_input in calls]}
+    return {
+        "content": [
+            {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}
+            for tool_id, name, tool_input in calls
+        ]
+    }
 
 
 def _written_files(*roots: Path) -> list[Path]:
     return [path for root in roots for path in root.rglob("*") if path.is_file() and path.suffix != ".pyc"]
 
 
-async def test_no_file_agentcli_writes_keeps_a_secret(fake_api, make_engine, planted, project: Path,
-                                                     hermetic_home: Path, tmp_path: Path):
+async def test_no_file_agentcli_writes_keeps_a_secret(
+    fake_api, make_engine, planted, project: Path, hermetic_home: Path, tmp_path: Path
+):
     token = planted["token in env"]
     # printed output long enough to be cut in the middle, with the env token split by the cut
     straddle = "head -c 14995 /dev/zero | tr '\\0' a; echo -n $MY_SERVICE_TOKEN; head -c 40000 /dev/zero | tr '\\0' b"
-    server = fake_api({"turns": [
-        _turn(("t1", "Bash", {"command": "env; cat .env deploy.py id_rsa"}),
-              ("t2", "Read", {"file_path": str(project / ".env")}),
-              ("t3", "Grep", {"pattern": "sk_live|ghp_", "output_mode": "content"}),
-              ("t4", "Read", {"file_path": str(project / ".agentcli" / "settings.json")})),
-        _turn(("t5", "Bash", {"command": straddle}),
-              ("t6", "Bash", {"command": "cat .env; head -c 60000 /dev/zero | tr '\\0' c"})),
-        {"content": [{"type": "text", "text": f"Your token is {token} and the key {planted['key in a .env file']}"}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                _turn(
+                    ("t1", "Bash", {"command": "env; cat .env deploy.py id_rsa"}),
+                    ("t2", "Read", {"file_path": str(project / ".env")}),
+                    ("t3", "Grep", {"pattern": "sk_live|ghp_", "output_mode": "content"}),
+                    ("t4", "Read", {"file_path": str(project / ".agentcli" / "settings.json")}),
+                ),
+                _turn(
+                    ("t5", "Bash", {"command": straddle}),
+                    ("t6", "Bash", {"command": "cat .env; head -c 60000 /dev/zero | tr '\\0' c"}),
+                ),
+                {
+                    "content": [
+                        {"type": "text", "text": f"Your token is {token} and the key {planted['key in a .env file']}"}
+                    ]
+                },
+            ]
+        }
+    )
     settings = json.dumps({"env": {"DEPLOY_PASSWORD": planted["password in --settings env"]}})
     engine = make_engine(server, allowed_tools=["Bash", "Read", "Grep"], settings_flag=settings)
     messages = await collect(engine, f"check the deploy; my token is {token}")
@@ -97,7 +116,7 @@ async def test_no_file_agentcli_writes_keeps_a_secret(fake_api, make_engine, pla
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
         for what, value in planted.items():
-            for piece in (value, value[: len(value) // 2 + 1], value[len(value) // 2:]):
+            for piece in (value, value[: len(value) // 2 + 1], value[len(value) // 2 :]):
                 assert piece not in text, f"{what} ({piece[:6]}…) found in {path}"
 
 
@@ -105,5 +124,7 @@ def test_a_secret_cut_in_half_at_a_truncation_point_is_still_removed():
     secret = "sk-ant-api03-" + "Q" * 20 + "7" * 20 + "z" * 20
     redactor = Redactor([secret])
     cut = f"aaaa{secret[:30]}\n\n... [5 characters cut from the middle of the output] ...\n\n{secret[30:]}bbbb"
-    assert redactor.redact(cut) == \
-        "aaaa[REDACTED]\n\n... [5 characters cut from the middle of the output] ...\n\n[REDACTED]bbbb"
+    assert (
+        redactor.redact(cut)
+        == "aaaa[REDACTED]\n\n... [5 characters cut from the middle of the output] ...\n\n[REDACTED]bbbb"
+    )

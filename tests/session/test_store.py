@@ -34,8 +34,16 @@ async def test_every_line_has_the_envelope_and_the_chain(fake_api, make_engine, 
     assert [line["parentUuid"] for line in lines] == [None] + [line["uuid"] for line in lines[:-1]]
     assert len({line["uuid"] for line in lines}) == len(lines)
     kinds = [(line["type"], line.get("subtype")) for line in lines]
-    assert kinds == [("user", None), ("assistant", None), ("user", None), ("user", None), ("assistant", None),
-                     ("user", None), ("assistant", None), ("result", "success")]
+    assert kinds == [
+        ("user", None),
+        ("assistant", None),
+        ("user", None),
+        ("user", None),
+        ("assistant", None),
+        ("user", None),
+        ("assistant", None),
+        ("result", "success"),
+    ]
     # Streaming deltas, tool progress and the per-process init are never written.
     assert all(line["type"] not in ("stream_event",) for line in lines)
     assert "gitBranch" not in lines[0]  # not a repository
@@ -136,9 +144,16 @@ def test_appending_writes_only_the_new_line(tmp_path: Path, monkeypatch):
     store = TranscriptStore(path, "x", tmp_path)
     big = "y" * 5000
     for n in range(2000):
-        store.record({"type": "user", "uuid": str(uuid.uuid4()),
-                      "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{n}",
-                                                                "content": big}]}})
+        store.record(
+            {
+                "type": "user",
+                "uuid": str(uuid.uuid4()),
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": f"t{n}", "content": big}],
+                },
+            }
+        )
     writes: list[int] = []
     real_write = os.write
     monkeypatch.setattr(os, "write", lambda fd, data: (writes.append(len(data)), real_write(fd, data))[1])
@@ -150,8 +165,13 @@ def test_appending_writes_only_the_new_line(tmp_path: Path, monkeypatch):
 def test_store_never_raises_on_odd_values_or_an_unwritable_place(tmp_path: Path):
     path = tmp_path / "sessions" / "s.jsonl"
     store = TranscriptStore(path, "s", tmp_path)
-    store.record({"type": "user", "message": {"role": "user", "content": "bad \udcff surrogate"},
-                  "tool_use_result": {"path": Path("/x"), "raw": b"bytes"}})
+    store.record(
+        {
+            "type": "user",
+            "message": {"role": "user", "content": "bad \udcff surrogate"},
+            "tool_use_result": {"path": Path("/x"), "raw": b"bytes"},
+        }
+    )
     line = read_lines(path)[0]
     assert line["message"]["content"] == "bad \udcff surrogate"
     assert line["toolUseResult"]["path"] == "/x"
@@ -169,10 +189,22 @@ def test_secrets_in_tool_output_are_redacted(tmp_path: Path, monkeypatch):
     monkeypatch.setenv("SHORT_KEY", "tiny")
     path = tmp_path / "s.jsonl"
     store = TranscriptStore(path, "s", tmp_path)
-    store.record({"type": "user", "message": {"role": "user", "content": [{
-        "type": "tool_result", "tool_use_id": "t",
-        "content": "ANTHROPIC_API_KEY=sk-ant-api03-verysecretvalue\nGITHUB_TOKEN=ghp_0123456789abcdefghijklmnop\n"
-                   "SHORT_KEY=tiny"}]}})
+    store.record(
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "t",
+                        "content": "ANTHROPIC_API_KEY=sk-ant-api03-verysecretvalue\n"
+                        "GITHUB_TOKEN=ghp_0123456789abcdefghijklmnop\nSHORT_KEY=tiny",
+                    }
+                ],
+            },
+        }
+    )
     store.close()
     text = path.read_text()
     assert "verysecretvalue" not in text and "ghp_0123" not in text
@@ -200,4 +232,3 @@ async def test_a_short_exchange_costs_under_5_kb(fake_api, make_engine, transcri
     assert all(b - a <= 5000 for a, b in itertools.pairwise(sizes)), sizes
     text = path.read_text()
     assert '"init"' not in text and server.requests[0].body["system"][:40] not in text
-

@@ -15,24 +15,39 @@ def write_skill(folder: Path, name: str, description: str, body: str) -> Path:
     return path
 
 
-async def test_skills_are_listed_briefly_and_loaded_on_demand(fake_api, make_engine, project: Path,
-                                                             hermetic_home: Path):
-    write_skill(project / ".claude" / "skills", "release-notes", "Write release notes from the git log",
-                "SECRET-BODY: group changes by Added, Changed, Fixed.")
+async def test_skills_are_listed_briefly_and_loaded_on_demand(
+    fake_api, make_engine, project: Path, hermetic_home: Path
+):
+    write_skill(
+        project / ".claude" / "skills",
+        "release-notes",
+        "Write release notes from the git log",
+        "SECRET-BODY: group changes by Added, Changed, Fixed.",
+    )
     write_skill(project / ".agentcli" / "skills", "api-review", "Review an HTTP API design", "Check the verbs.")
     write_skill(hermetic_home / ".claude" / "skills", "personal", "The user's own habits", "Prefer tabs.")
-    server = fake_api({"turns": [
-        {"content": [{"type": "tool_use", "id": "toolu_skill", "name": "Skill",
-                      "input": {"skill": "release-notes"}}]},
-        {"content": [{"type": "tool_use", "id": "toolu_none", "name": "Skill", "input": {"skill": "nope"}}]},
-        {"content": [{"type": "text", "text": "Notes written."}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "content": [
+                        {"type": "tool_use", "id": "toolu_skill", "name": "Skill", "input": {"skill": "release-notes"}}
+                    ]
+                },
+                {"content": [{"type": "tool_use", "id": "toolu_none", "name": "Skill", "input": {"skill": "nope"}}]},
+                {"content": [{"type": "text", "text": "Notes written."}]},
+            ]
+        }
+    )
     engine = make_engine(server)
     messages = await collect(engine, "write the release notes")
 
     skill_tool = next(t for t in server.requests[0].body["tools"] if t["name"] == "Skill")
-    for name, description in (("release-notes", "Write release notes from the git log"),
-                              ("api-review", "Review an HTTP API design"), ("personal", "The user's own habits")):
+    for name, description in (
+        ("release-notes", "Write release notes from the git log"),
+        ("api-review", "Review an HTTP API design"),
+        ("personal", "The user's own habits"),
+    ):
         assert f"<name>{name}</name>\n<description>{description}</description>" in skill_tool["description"]
     assert "SECRET-BODY" not in str(server.requests[0].body)
     [loaded] = [b for b in server.requests[1].body["messages"][-1]["content"] if b["type"] == "tool_result"]

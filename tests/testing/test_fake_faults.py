@@ -221,8 +221,10 @@ def test_a_client_that_dies_mid_body_sent_no_request():
     with FakeAnthropicServer({"turns": [{"content": [{"type": "text", "text": "hi"}]}]}) as server:
         host, port = server.base_url.removeprefix("http://").split(":")
         with socket.create_connection((host, int(port))) as sock:
-            sock.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n"
-                         b"content-length: 500\r\n\r\n{\"model\": \"claude")
+            sock.sendall(
+                b"POST /v1/messages HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n"
+                b'content-length: 500\r\n\r\n{"model": "claude'
+            )
         deadline = time.monotonic() + 30
         while not server.incomplete_requests and time.monotonic() < deadline:
             time.sleep(0.01)

@@ -24,8 +24,9 @@ def test_load_from_dict_path_and_bundled_name(tmp_path: Path) -> None:
     demo = load_scenario("demo")
     # the demo leaves tool ids out, so every load draws fresh ones (a resumed demo never repeats an id)
     again = load_scenario(bundled_scenario_path("demo"))
-    assert demo.model_dump(exclude={"turns": {"__all__": {"content": {"__all__": {"id"}}}}}) == \
-        again.model_dump(exclude={"turns": {"__all__": {"content": {"__all__": {"id"}}}}})
+    assert demo.model_dump(exclude={"turns": {"__all__": {"content": {"__all__": {"id"}}}}}) == again.model_dump(
+        exclude={"turns": {"__all__": {"content": {"__all__": {"id"}}}}}
+    )
     ids = [block.id for turn in demo.turns for block in turn.content if getattr(block, "type", "") == "tool_use"]
     ids_again = [block.id for turn in again.turns for block in turn.content if getattr(block, "type", "") == "tool_use"]
     assert ids and not set(ids) & set(ids_again)

@@ -22,8 +22,11 @@ CONTENT: list[dict[str, Any]] = [
 ]
 TURNS: dict[str, dict[str, Any]] = {
     "content": {"content": CONTENT, "ping_every": 2},
-    "max_tokens": {"content": [{"type": "text", "text": "cut"}], "stop_reason": "max_tokens",
-                   "usage": {"output_tokens": 7, "cache_read_input_tokens": 5}},
+    "max_tokens": {
+        "content": [{"type": "text", "text": "cut"}],
+        "stop_reason": "max_tokens",
+        "usage": {"output_tokens": 7, "cache_read_input_tokens": 5},
+    },
     "http_529": {"fault": {"kind": "http", "status": 529}},
     "http_401": {"fault": {"kind": "http", "status": 401}},
     "http_409_no_retry": {"fault": {"kind": "http", "status": 409, "headers": {"X-Should-Retry": "false"}}},
@@ -58,8 +61,15 @@ def comparable(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def error_facts(error: ApiError | None) -> Any:
     if error is None:
         return None
-    return (type(error), error.status, error.error_type, error.partial, error.headers.get("x-should-retry"),
-            error.headers.get("retry-after"), error.is_prompt_too_long)
+    return (
+        type(error),
+        error.status,
+        error.error_type,
+        error.partial,
+        error.headers.get("x-should-retry"),
+        error.headers.get("retry-after"),
+        error.is_prompt_too_long,
+    )
 
 
 @pytest.mark.parametrize("name", list(TURNS))

@@ -51,8 +51,9 @@ def tool_named(name: str) -> Tool:
 def run_tool(env: ToolEnv) -> Callable[..., Any]:
     """``await run_tool("Edit", {...})``: validate the input as the executor does and call the tool."""
 
-    async def run(name: str, tool_input: dict[str, Any], *, tool_env: ToolEnv | None = None,
-                  tool_use_id: str = "toolu_test") -> Outcome:
+    async def run(
+        name: str, tool_input: dict[str, Any], *, tool_env: ToolEnv | None = None, tool_use_id: str = "toolu_test"
+    ) -> Outcome:
         tool = tool_named(name)
         parsed = parse_input(tool, tool_input)
         assert not isinstance(parsed, str), parsed

@@ -27,14 +27,31 @@ UNCONFINED = '{"sandbox": {"enabled": false}}'
 
 
 async def test_background_command_runs_across_turns_and_is_stopped_at_the_end(fake_api, make_engine, project: Path):
-    server = fake_api({"turns": [
-        {"content": [use("toolu_start", "Bash", command="echo started; echo $$ > bg.pgid; exec sleep 60",
-                         run_in_background=True, description="A long-running server")]},
-        {"content": [use("toolu_wait", "Bash", command=WAIT_FOR_PGID), use("toolu_read", "BashOutput",
-                                                                            bash_id="bash_1")]},
-        {"content": [use("toolu_again", "BashOutput", bash_id="bash_1")]},
-        {"content": [{"type": "text", "text": "The server is up."}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "content": [
+                        use(
+                            "toolu_start",
+                            "Bash",
+                            command="echo started; echo $$ > bg.pgid; exec sleep 60",
+                            run_in_background=True,
+                            description="A long-running server",
+                        )
+                    ]
+                },
+                {
+                    "content": [
+                        use("toolu_wait", "Bash", command=WAIT_FOR_PGID),
+                        use("toolu_read", "BashOutput", bash_id="bash_1"),
+                    ]
+                },
+                {"content": [use("toolu_again", "BashOutput", bash_id="bash_1")]},
+                {"content": [{"type": "text", "text": "The server is up."}]},
+            ]
+        }
+    )
     engine = make_engine(server, permission_mode="bypassPermissions", settings_flag=UNCONFINED)
     messages = await collect(engine, "start the server")
 
@@ -57,15 +74,31 @@ async def test_background_command_runs_across_turns_and_is_stopped_at_the_end(fa
 
 
 async def test_kill_shell_and_a_finished_command(fake_api, make_engine, project: Path):
-    server = fake_api({"turns": [
-        {"content": [use("toolu_a", "Bash", command="echo $$ > bg.pgid; exec sleep 60", run_in_background=True),
-                     use("toolu_b", "Bash", command="echo done-out; echo done-err >&2; exit 3",
-                         run_in_background=True)]},
-        {"content": [use("toolu_wait", "Bash", command=WAIT_FOR_PGID), use("toolu_kill", "KillShell",
-                                                                            shell_id="bash_1")]},
-        {"content": [use("toolu_unknown", "BashOutput", bash_id="bash_9")]},
-        {"content": [{"type": "text", "text": "ok"}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "content": [
+                        use("toolu_a", "Bash", command="echo $$ > bg.pgid; exec sleep 60", run_in_background=True),
+                        use(
+                            "toolu_b",
+                            "Bash",
+                            command="echo done-out; echo done-err >&2; exit 3",
+                            run_in_background=True,
+                        ),
+                    ]
+                },
+                {
+                    "content": [
+                        use("toolu_wait", "Bash", command=WAIT_FOR_PGID),
+                        use("toolu_kill", "KillShell", shell_id="bash_1"),
+                    ]
+                },
+                {"content": [use("toolu_unknown", "BashOutput", bash_id="bash_9")]},
+                {"content": [{"type": "text", "text": "ok"}]},
+            ]
+        }
+    )
     engine = make_engine(server, permission_mode="bypassPermissions", settings_flag=UNCONFINED)
     await collect(engine, "go")
     _, killed = results(server.requests[2].body)

@@ -148,7 +148,9 @@ async def test_abort_interrupts_running_and_queued_calls(make, timeline):
     assert time.monotonic() - started < 200  # cut short, not waited out
     results = executor.results()
     assert [(f.tool_use_id, f.block["content"], f.is_error) for f in results] == [
-        ("w", INTERRUPTED, True), ("queued", INTERRUPTED, True)]
+        ("w", INTERRUPTED, True),
+        ("queued", INTERRUPTED, True),
+    ]
     assert "queued" not in timeline.spans  # it never started
 
 
@@ -164,14 +166,17 @@ async def test_bad_input_unknown_tools_and_broken_json_are_answered(make):
     executor = make()
     executor.add(use("bad", seconds="long"))
     executor.add({"type": "tool_use", "id": "nope", "name": "Teleport", "input": {}})
-    executor.add({"type": "tool_use", "id": "json", "name": "Nap", "input": {}},
-                 InvalidToolInput("json", '{"seconds": ', "Expecting value"))
+    executor.add(
+        {"type": "tool_use", "id": "json", "name": "Nap", "input": {}},
+        InvalidToolInput("json", '{"seconds": ', "Expecting value"),
+    )
     executor.add(use("crash", text="crash"))
     await drain(executor)
     blocks = {f.tool_use_id: f.block for f in executor.results()}
     assert blocks["bad"]["content"] == (
         "<tool_use_error>Nap failed due to the following issue:\n"
-        "The parameter `seconds` type is expected as `number` but provided as `string`</tool_use_error>")
+        "The parameter `seconds` type is expected as `number` but provided as `string`</tool_use_error>"
+    )
     assert blocks["nope"]["content"] == "Error: No such tool available: Teleport"
     assert "not valid JSON" in blocks["json"]["content"]
     assert blocks["crash"]["content"] == "Error: RuntimeError: tool bug"

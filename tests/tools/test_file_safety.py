@@ -210,19 +210,36 @@ async def test_the_issue_examples_end_to_end(fake_api, make_engine, project: Pat
     legacy.write_bytes(LATIN1)
     notes = project / "notes.md"
     notes.write_bytes(b"keep me\n")
-    server = fake_api({"turns": [
-        {"content": [
-            {"type": "tool_use", "id": "toolu_r1", "name": "Read", "input": {"file_path": str(legacy)}},
-            {"type": "tool_use", "id": "toolu_r2", "name": "Read", "input": {"file_path": str(notes)}},
-        ]},
-        {"content": [
-            {"type": "tool_use", "id": "toolu_e1", "name": "Edit",
-             "input": {"file_path": str(legacy), "old_string": "Straße", "new_string": "Gasse"}},
-            {"type": "tool_use", "id": "toolu_w1", "name": "Write",
-             "input": {"file_path": str(notes), "content": "lost \ud800 half"}, "ensure_ascii": True},
-        ]},
-        {"content": [{"type": "text", "text": "Done."}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "content": [
+                        {"type": "tool_use", "id": "toolu_r1", "name": "Read", "input": {"file_path": str(legacy)}},
+                        {"type": "tool_use", "id": "toolu_r2", "name": "Read", "input": {"file_path": str(notes)}},
+                    ]
+                },
+                {
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": "toolu_e1",
+                            "name": "Edit",
+                            "input": {"file_path": str(legacy), "old_string": "Straße", "new_string": "Gasse"},
+                        },
+                        {
+                            "type": "tool_use",
+                            "id": "toolu_w1",
+                            "name": "Write",
+                            "input": {"file_path": str(notes), "content": "lost \ud800 half"},
+                            "ensure_ascii": True,
+                        },
+                    ]
+                },
+                {"content": [{"type": "text", "text": "Done."}]},
+            ]
+        }
+    )
     engine = make_engine(server, permission_mode="acceptEdits")
     messages = [message async for message in engine.submit_message("fix the files")]
     assert messages[-1]["subtype"] == "success", messages[-1]

@@ -112,8 +112,9 @@ async def test_edit_ambiguous_missing_and_identical_strings(run_tool, project: P
     assert missing.failure == "String to replace not found in file.\nString: y = 1"
     same = await run_tool("Edit", {"file_path": str(path), "old_string": "x = 1", "new_string": "x = 1"})
     assert "No changes to make" in same.failure
-    everything = await run_tool("Edit", {"file_path": str(path), "old_string": "x = 1", "new_string": "x = 2",
-                                         "replace_all": True})
+    everything = await run_tool(
+        "Edit", {"file_path": str(path), "old_string": "x = 1", "new_string": "x = 2", "replace_all": True}
+    )
     assert everything.ok and path.read_text() == "x = 2\nx = 2\n"
 
 
@@ -121,8 +122,12 @@ async def test_edit_creates_a_new_file_with_an_empty_old_string(run_tool, projec
     path = project / "pkg" / "new.py"
     outcome = await run_tool("Edit", {"file_path": str(path), "old_string": "", "new_string": "VALUE = 1\n"})
     assert outcome.ok and path.read_text() == "VALUE = 1\n"
-    assert "does not exist" in (await run_tool(
-        "Edit", {"file_path": str(project / "none.py"), "old_string": "a", "new_string": "b"})).failure
+    assert (
+        "does not exist"
+        in (
+            await run_tool("Edit", {"file_path": str(project / "none.py"), "old_string": "a", "new_string": "b"})
+        ).failure
+    )
     await run_tool("Read", {"file_path": str(project / "README.md")})
     exists = await run_tool("Edit", {"file_path": str(project / "README.md"), "old_string": "", "new_string": "x"})
     assert "already exists" in exists.failure
@@ -145,8 +150,10 @@ async def test_todo_write_replaces_the_session_list(run_tool, env):
     outcome = await run_tool("TodoWrite", {"todos": first})
     assert outcome.ok and env.state.todos == first
     assert outcome.structured == {"oldTodos": [], "newTodos": first}
-    second = [{**first[0], "status": "completed"},
-              {"content": "Fix the bug", "status": "pending", "activeForm": "Fixing the bug"}]
+    second = [
+        {**first[0], "status": "completed"},
+        {"content": "Fix the bug", "status": "pending", "activeForm": "Fixing the bug"},
+    ]
     outcome = await run_tool("TodoWrite", {"todos": second})
     assert outcome.structured["oldTodos"] == first and env.state.todos == second
 
@@ -181,12 +188,29 @@ def test_validation_messages_name_missing_unexpected_and_mismatched_parameters()
 
 def test_schemas_use_claude_code_field_names():
     grep = tool_named("Grep").api_schema()["input_schema"]["properties"]
-    assert {"pattern", "path", "glob", "type", "output_mode", "-i", "-n", "-A", "-B", "-C", "multiline",
-            "head_limit"} == set(grep)
+    assert {
+        "pattern",
+        "path",
+        "glob",
+        "type",
+        "output_mode",
+        "-i",
+        "-n",
+        "-A",
+        "-B",
+        "-C",
+        "multiline",
+        "head_limit",
+    } == set(grep)
     bash = tool_named("Bash").api_schema()["input_schema"]
-    assert bash["properties"]["timeout"] == {"type": "integer", "description": bash["properties"]["timeout"][
-        "description"]}
+    assert bash["properties"]["timeout"] == {
+        "type": "integer",
+        "description": bash["properties"]["timeout"]["description"],
+    }
     assert bash["required"] == ["command"]
     todo = tool_named("TodoWrite").api_schema()["input_schema"]
-    assert "$defs" not in todo and todo["properties"]["todos"]["items"]["required"] == ["content", "status",
-                                                                                         "activeForm"]
+    assert "$defs" not in todo and todo["properties"]["todos"]["items"]["required"] == [
+        "content",
+        "status",
+        "activeForm",
+    ]

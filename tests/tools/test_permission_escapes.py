@@ -19,46 +19,124 @@ from tests.tools.conftest import tool_named
 ALLOW_RULES = ["Bash(npm test)", "Read(//etc/**)", "Edit(/src/**)"]
 
 EVALUATES_CODE = [
-    "printf -v 'a[$(id)]' x", "test -v 'a[$(id)]'", "[ -v 'a[$(id)]' ]", "[ -R x ]", "declare -p PATH",
-    "eval ls", "echo $((1+2))", "cat <(id)", "let x=1", "[[ a -eq 1 ]]", "unset 'a[$(id)]'", "source ./x.sh",
-    ". ./x.sh", "echo $(id)", "echo `id`", "cat $HOME/x", "mapfile -t a < README.md",
+    "printf -v 'a[$(id)]' x",
+    "test -v 'a[$(id)]'",
+    "[ -v 'a[$(id)]' ]",
+    "[ -R x ]",
+    "declare -p PATH",
+    "eval ls",
+    "echo $((1+2))",
+    "cat <(id)",
+    "let x=1",
+    "[[ a -eq 1 ]]",
+    "unset 'a[$(id)]'",
+    "source ./x.sh",
+    ". ./x.sh",
+    "echo $(id)",
+    "echo `id`",
+    "cat $HOME/x",
+    "mapfile -t a < README.md",
 ]
 FLAGS_THAT_WRITE_OR_RUN = [
-    "sort -o out README.md", "sort --compress-program=sh README.md", "sort -T /tmp README.md",
-    "find . -exec id ';'", "find . -fprint out", "find . -delete", "find . -okdir id ';'", "tree -o out", "tree -R",
-    "rg --pre ./evil foo", "rg --hostname-bin=./evil foo", "fd -x id", "git diff --output=x", "git log --ext-diff",
-    "git grep -O evil x", "git diff --textconv", "git log --show-signature", "file -C -m x", "date -s 2020-01-01",
-    "date 0101", "hostname evil", "git -c core.pager=id log", "uniq README.md out", "tail -f README.md",
-    "grep --include-dir=x y", "ls --dired=x", "git remote show origin",
+    "sort -o out README.md",
+    "sort --compress-program=sh README.md",
+    "sort -T /tmp README.md",
+    "find . -exec id ';'",
+    "find . -fprint out",
+    "find . -delete",
+    "find . -okdir id ';'",
+    "tree -o out",
+    "tree -R",
+    "rg --pre ./evil foo",
+    "rg --hostname-bin=./evil foo",
+    "fd -x id",
+    "git diff --output=x",
+    "git log --ext-diff",
+    "git grep -O evil x",
+    "git diff --textconv",
+    "git log --show-signature",
+    "file -C -m x",
+    "date -s 2020-01-01",
+    "date 0101",
+    "hostname evil",
+    "git -c core.pager=id log",
+    "uniq README.md out",
+    "tail -f README.md",
+    "grep --include-dir=x y",
+    "ls --dired=x",
+    "git remote show origin",
 ]
 LEAVES_THE_PROJECT = [
-    "cat {/etc/passwd,README.md}", "cat /{etc,tmp}/passwd", "ls */../..", "cat src/../../outside/secret.txt",
-    "ls ~", "cat {/..0}etc/passwd", "cat link_out/secret.txt", "grep -f /etc/passwd x README.md", "grep -r x ../",
-    "head -n1 < /etc/passwd", "cd .. && ls", "ls link_o*/", "wc -l l{ink_out,x}/secret.txt", "cat ~root/.bashrc",
+    "cat {/etc/passwd,README.md}",
+    "cat /{etc,tmp}/passwd",
+    "ls */../..",
+    "cat src/../../outside/secret.txt",
+    "ls ~",
+    "cat {/..0}etc/passwd",
+    "cat link_out/secret.txt",
+    "grep -f /etc/passwd x README.md",
+    "grep -r x ../",
+    "head -n1 < /etc/passwd",
+    "cd .. && ls",
+    "ls link_o*/",
+    "wc -l l{ink_out,x}/secret.txt",
+    "cat ~root/.bashrc",
 ]
 PRINTS_THE_ENVIRONMENT = [
-    "env", "printenv", "printenv HOME", "set", "export -p", "declare -x", "jq -n env", "jq -n '$ENV'",
-    "echo $ANTHROPIC_API_KEY", "cat /proc/self/environ", "compgen -v",
+    "env",
+    "printenv",
+    "printenv HOME",
+    "set",
+    "export -p",
+    "declare -x",
+    "jq -n env",
+    "jq -n '$ENV'",
+    "echo $ANTHROPIC_API_KEY",
+    "cat /proc/self/environ",
+    "compgen -v",
 ]
 HARMLESS = [
-    "ls -la", "cat README.md", "grep -rn add src", "git log --oneline -3", "wc -l src/app.py", "head -5 README.md",
-    "find src -name '*.py'", "sort README.md", "echo hi", "pwd", "git status", "rg -n add src", "cd src && ls",
+    "ls -la",
+    "cat README.md",
+    "grep -rn add src",
+    "git log --oneline -3",
+    "wc -l src/app.py",
+    "head -5 README.md",
+    "find src -name '*.py'",
+    "sort README.md",
+    "echo hi",
+    "pwd",
+    "git status",
+    "rg -n add src",
+    "cd src && ls",
 ]
 GIT_CONFIGS_THAT_RUN_PROGRAMS = [
-    "[core]\n\tfsmonitor = ./evil.sh\n", "[diff]\n\texternal = ./evil.sh\n", "[diff \"x\"]\n\ttextconv = ./evil.sh\n",
-    "[include]\n\tpath = ../other.config\n", "[filter \"lfs\"]\n\tclean = ./evil.sh %f\n",
-    "[core]\n\tpager = ./evil.sh\n", "[includeIf \"gitdir:~/\"]\n\tpath = x\n",
+    "[core]\n\tfsmonitor = ./evil.sh\n",
+    "[diff]\n\texternal = ./evil.sh\n",
+    '[diff "x"]\n\ttextconv = ./evil.sh\n',
+    "[include]\n\tpath = ../other.config\n",
+    '[filter "lfs"]\n\tclean = ./evil.sh %f\n',
+    "[core]\n\tpager = ./evil.sh\n",
+    '[includeIf "gitdir:~/"]\n\tpath = x\n',
 ]
 DENIED_READS = [  # with Read(./secrets/**) denied, every tool that reads is refused there
-    ("Bash", {"command": "cat secrets/key.pem"}), ("Bash", {"command": "grep KEY secrets/key.pem"}),
-    ("Bash", {"command": "head -1 < secrets/key.pem"}), ("Bash", {"command": "python3 secrets/key.pem"}),
-    ("Bash", {"command": "cat secrets/*.pem"}), ("Bash", {"command": "cat link_secrets/key.pem"}),
-    ("Grep", {"pattern": "KEY", "path": "{P}/secrets"}), ("Glob", {"pattern": "*", "path": "{P}/secrets"}),
+    ("Bash", {"command": "cat secrets/key.pem"}),
+    ("Bash", {"command": "grep KEY secrets/key.pem"}),
+    ("Bash", {"command": "head -1 < secrets/key.pem"}),
+    ("Bash", {"command": "python3 secrets/key.pem"}),
+    ("Bash", {"command": "cat secrets/*.pem"}),
+    ("Bash", {"command": "cat link_secrets/key.pem"}),
+    ("Grep", {"pattern": "KEY", "path": "{P}/secrets"}),
+    ("Glob", {"pattern": "*", "path": "{P}/secrets"}),
     ("Read", {"file_path": "{P}/secrets/key.pem"}),
 ]
 PROTECTED_WRITES = [
-    "{P}/.git/hooks/pre-commit", "{P}/.GIT/hooks/pre-commit", "{P}/.AgentCli/settings.json",
-    "{P}/.Claude/settings.local.json", "{P}/hooks_link/post-checkout", "{P}/.agentcli/settings.local.json",
+    "{P}/.git/hooks/pre-commit",
+    "{P}/.GIT/hooks/pre-commit",
+    "{P}/.AgentCli/settings.json",
+    "{P}/.Claude/settings.local.json",
+    "{P}/hooks_link/post-checkout",
+    "{P}/.agentcli/settings.local.json",
 ]
 
 MODES = ["default", "acceptEdits", "plan", "allow-rules"]
@@ -70,8 +148,12 @@ def _expected_for_risky(mode: str, reads: bool = False) -> str:
 
 
 CASES: list[tuple[str, str, str, dict, str | None, str]] = []
-for cls, commands in (("evaluates-code", EVALUATES_CODE), ("flag-writes-or-runs", FLAGS_THAT_WRITE_OR_RUN),
-                      ("leaves-project", LEAVES_THE_PROJECT), ("prints-env", PRINTS_THE_ENVIRONMENT)):
+for cls, commands in (
+    ("evaluates-code", EVALUATES_CODE),
+    ("flag-writes-or-runs", FLAGS_THAT_WRITE_OR_RUN),
+    ("leaves-project", LEAVES_THE_PROJECT),
+    ("prints-env", PRINTS_THE_ENVIRONMENT),
+):
     for command in commands:
         for mode in MODES:
             reads = cls == "leaves-project" or command == "cat /proc/self/environ"
@@ -81,20 +163,23 @@ for command in HARMLESS:
         CASES.append(("harmless", mode, "Bash", {"command": command}, None, "allow"))
 for config in GIT_CONFIGS_THAT_RUN_PROGRAMS:
     for mode in MODES:
-        CASES.append(("git-config-runs-programs", mode, "Bash", {"command": "git status"}, config,
-                      _expected_for_risky(mode)))
+        CASES.append(
+            ("git-config-runs-programs", mode, "Bash", {"command": "git status"}, config, _expected_for_risky(mode))
+        )
 for tool, tool_input in DENIED_READS:
     for mode in MODES:
         CASES.append(("read-deny-covers-all-readers", mode, tool, tool_input, None, "deny"))
 for path in PROTECTED_WRITES:
     for mode in MODES:
-        CASES.append(("protected-paths", mode, "Write", {"file_path": path, "content": "x"}, None,
-                      _expected_for_risky(mode)))
+        CASES.append(
+            ("protected-paths", mode, "Write", {"file_path": path, "content": "x"}, None, _expected_for_risky(mode))
+        )
 
 
 def _fill(value: dict, places: dict[str, Path]) -> dict:
-    return {key: item.replace("{P}", str(places["P"])) if isinstance(item, str) else item
-            for key, item in value.items()}
+    return {
+        key: item.replace("{P}", str(places["P"])) if isinstance(item, str) else item for key, item in value.items()
+    }
 
 
 def test_every_class_has_at_least_five_members_and_the_table_at_least_eighty_cases():
@@ -106,8 +191,11 @@ def test_every_class_has_at_least_five_members_and_the_table_at_least_eighty_cas
     assert len(CASES) >= 320
 
 
-@pytest.mark.parametrize(("cls", "mode", "tool", "tool_input", "git_config", "expected"), CASES,
-                         ids=[f"{c[0]}-{c[1]}-{n}" for n, c in enumerate(CASES)])
+@pytest.mark.parametrize(
+    ("cls", "mode", "tool", "tool_input", "git_config", "expected"),
+    CASES,
+    ids=[f"{c[0]}-{c[1]}-{n}" for n, c in enumerate(CASES)],
+)
 def test_permission_table(places, cls, mode, tool, tool_input, git_config, expected):
     if git_config is not None:
         (places["P"] / ".git" / "config").write_text(git_config)

@@ -37,8 +37,7 @@ def test_every_mode_is_known_to_the_policy_and_the_cycle_is_a_subset(project: Pa
 
 async def test_dont_ask_refuses_what_the_rules_leave_open_without_asking(project: Path):
     face = Face(PermissionAnswer("allow_once"))
-    policy = PermissionPolicy(project, mode="dontAsk", ask=face,
-                              rules=[parse_rule("Bash(npm test)", "allow", "cli")])
+    policy = PermissionPolicy(project, mode="dontAsk", ask=face, rules=[parse_rule("Bash(npm test)", "allow", "cli")])
     bash = tool_named("Bash")
     assert (await policy(bash, {"command": "npm test"}, _call(project))).behavior == "allow"
     denied = await policy(bash, {"command": "make deploy"}, _call(project))

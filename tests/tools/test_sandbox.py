@@ -47,20 +47,24 @@ def sandboxed(project: Path, tmp_path: Path) -> ToolEnv:
     (project / ".git" / "hooks").mkdir(parents=True)
     (project / ".git" / "config").write_text("[core]\n")
     (project / ".agentcli").mkdir()
-    return ToolEnv(project_dir=project, scratch_dir=tmp_path / "scratch",
-                   sandbox=Sandbox(SandboxConfig(), project))
+    return ToolEnv(project_dir=project, scratch_dir=tmp_path / "scratch", sandbox=Sandbox(SandboxConfig(), project))
 
 
 def _connect(port: int) -> str:
-    return (f"python3 -c \"import socket; s=socket.create_connection(('127.0.0.1', {port}), timeout=3); "
-            f"s.sendall(b'leak')\"")
+    return (
+        f"python3 -c \"import socket; s=socket.create_connection(('127.0.0.1', {port}), timeout=3); "
+        f"s.sendall(b'leak')\""
+    )
 
 
-async def test_writes_outside_the_project_fail_and_inside_succeed(run_tool, sandboxed, project: Path,
-                                                                    tmp_path: Path, hermetic_home: Path):
+async def test_writes_outside_the_project_fail_and_inside_succeed(
+    run_tool, sandboxed, project: Path, tmp_path: Path, hermetic_home: Path
+):
     outside = tmp_path / "outside.txt"
-    command = (f"echo x > {outside}; echo x > {hermetic_home}/.bashrc; touch /usr/local/evil; "
-               "echo inside > made.txt; echo temp > /tmp/scratch.txt && cat /tmp/scratch.txt")
+    command = (
+        f"echo x > {outside}; echo x > {hermetic_home}/.bashrc; touch /usr/local/evil; "
+        "echo inside > made.txt; echo temp > /tmp/scratch.txt && cat /tmp/scratch.txt"
+    )
     outcome = await run_tool("Bash", {"command": command}, tool_env=sandboxed)
     assert not outside.exists() and not (hermetic_home / ".bashrc").exists()
     assert not Path("/usr/local/evil").exists()
@@ -71,8 +75,10 @@ async def test_writes_outside_the_project_fail_and_inside_succeed(run_tool, sand
 
 
 async def test_protected_paths_stay_read_only_inside(run_tool, sandboxed, project: Path):
-    command = ("echo 'rm -rf ~' > .git/hooks/pre-commit; git config --file .git/config core.fsmonitor evil; "
-               "echo '{}' > .agentcli/settings.local.json; ln -s /tmp .agentcli/x")
+    command = (
+        "echo 'rm -rf ~' > .git/hooks/pre-commit; git config --file .git/config core.fsmonitor evil; "
+        "echo '{}' > .agentcli/settings.local.json; ln -s /tmp .agentcli/x"
+    )
     outcome = await run_tool("Bash", {"command": command}, tool_env=sandboxed)
     assert not (project / ".git" / "hooks" / "pre-commit").exists()
     assert (project / ".git" / "config").read_text() == "[core]\n"
@@ -81,8 +87,9 @@ async def test_protected_paths_stay_read_only_inside(run_tool, sandboxed, projec
 
 
 async def test_protected_folders_a_command_creates_are_removed(run_tool, sandboxed, project: Path):
-    outcome = await run_tool("Bash", {"command": "mkdir -p .claude && echo '{\"hooks\": {}}' > .claude/settings.json"},
-                             tool_env=sandboxed)
+    outcome = await run_tool(
+        "Bash", {"command": "mkdir -p .claude && echo '{\"hooks\": {}}' > .claude/settings.json"}, tool_env=sandboxed
+    )
     assert not (project / ".claude").exists()
     assert "does not allow creating .claude; it was removed" in outcome.text
 
@@ -121,8 +128,7 @@ async def test_no_other_processes_or_host_sockets_are_visible(run_tool, sandboxe
 
 
 async def test_timeouts_still_end_the_whole_sandbox(run_tool, sandboxed, project: Path):
-    outcome = await run_tool("Bash", {"command": "sleep 30 & sleep 30; echo never", "timeout": 300},
-                             tool_env=sandboxed)
+    outcome = await run_tool("Bash", {"command": "sleep 30 & sleep 30; echo never", "timeout": 300}, tool_env=sandboxed)
     assert outcome.structured["timedOut"] is True and "never" not in outcome.text
 
 
@@ -140,11 +146,23 @@ def _running(marker: str) -> list[str]:
 
 async def test_an_interrupt_ends_everything_in_the_sandbox(fake_api, make_engine, project: Path):
     marker = "29.4321"
-    server = fake_api({"turns": [
-        {"content": [{"type": "tool_use", "id": "toolu_long", "name": "Bash",
-                      "input": {"command": f"touch started; sleep {marker} & sleep {marker}; wait"}}]},
-        {"content": [{"type": "text", "text": "stopped"}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": "toolu_long",
+                            "name": "Bash",
+                            "input": {"command": f"touch started; sleep {marker} & sleep {marker}; wait"},
+                        }
+                    ]
+                },
+                {"content": [{"type": "text", "text": "stopped"}]},
+            ]
+        }
+    )
     engine = make_engine(server, permission_mode="bypassPermissions")
     task = asyncio.create_task(collect(engine, "run it"))
     for _ in range(1000):
@@ -159,33 +177,43 @@ async def test_an_interrupt_ends_everything_in_the_sandbox(fake_api, make_engine
 
 
 def _bash_turns(command: str, **extra: object) -> dict:
-    return {"turns": [{"content": [{"type": "tool_use", "id": "toolu_b", "name": "Bash",
-                                    "input": {"command": command, **extra}}]},
-                      {"content": [{"type": "text", "text": "done"}]}]}
+    return {
+        "turns": [
+            {
+                "content": [
+                    {"type": "tool_use", "id": "toolu_b", "name": "Bash", "input": {"command": command, **extra}}
+                ]
+            },
+            {"content": [{"type": "text", "text": "done"}]},
+        ]
+    }
 
 
-def test_a_rule_naming_the_command_grants_the_network_auto_allow_does_not(run_cli, fake_api, listener,
-                                                                           project: Path):
+def test_a_rule_naming_the_command_grants_the_network_auto_allow_does_not(run_cli, fake_api, listener, project: Path):
     port, received = listener
     (project / "connect.py").write_text(
-        f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=3).sendall(b'named')\n")
+        f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=3).sendall(b'named')\n"
+    )
     named = fake_api(_bash_turns("python3 connect.py"))
     run_cli("-p", "go", "--allowedTools", "Bash(python3 connect.py)", server=named)
     assert received == [b"named"]
     auto = json.dumps({"sandbox": {"mode": "auto-allow"}})
-    proc = run_cli("-p", "go", "--output-format", "json", "--settings", auto,
-                   server=fake_api(_bash_turns("python3 connect.py")))
+    proc = run_cli(
+        "-p", "go", "--output-format", "json", "--settings", auto, server=fake_api(_bash_turns("python3 connect.py"))
+    )
     assert json.loads(proc.stdout)["permission_denials"] == [] and received == [b"named"]
 
 
-def test_a_command_the_parser_wrongly_allows_is_still_contained(run_cli, fake_api, project: Path, tmp_path: Path,
-                                                                 listener):
+def test_a_command_the_parser_wrongly_allows_is_still_contained(
+    run_cli, fake_api, project: Path, tmp_path: Path, listener
+):
     """``printf -v`` evaluates an array subscript: the read-only judgement must catch it, and if it did not, the
     sandbox still would. Allowing every Bash command by rule stands in for a parser that is wrong."""
     port, received = listener
     outside = tmp_path / "pwned"
-    command = (f"printf -v 'a[$(touch {outside} /usr/local/pwned; echo leak > /dev/tcp/127.0.0.1/{port})]' x; "
-               "touch inside")
+    command = (
+        f"printf -v 'a[$(touch {outside} /usr/local/pwned; echo leak > /dev/tcp/127.0.0.1/{port})]' x; touch inside"
+    )
     server = fake_api(_bash_turns(command))
     proc = run_cli("-p", "go", "--output-format", "json", "--allowedTools", "Bash", server=server)
     assert proc.returncode == 0, proc.stderr
@@ -236,13 +264,33 @@ def test_a_bwrap_that_cannot_start_is_reported_in_the_result(run_cli, fake_api, 
 
 
 async def test_background_commands_run_in_the_sandbox_too(fake_api, make_engine, project: Path):
-    server = fake_api({"turns": [
-        {"content": [{"type": "tool_use", "id": "toolu_bg", "name": "Bash",
-                      "input": {"command": "touch /usr/bg-escape; touch bg-inside", "run_in_background": True}}]},
-        {"content": [{"type": "tool_use", "id": "toolu_wait", "name": "Bash",
-                      "input": {"command": "while [ ! -e bg-inside ]; do sleep 0.01; done"}}]},
-        {"content": [{"type": "text", "text": "done"}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": "toolu_bg",
+                            "name": "Bash",
+                            "input": {"command": "touch /usr/bg-escape; touch bg-inside", "run_in_background": True},
+                        }
+                    ]
+                },
+                {
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": "toolu_wait",
+                            "name": "Bash",
+                            "input": {"command": "while [ ! -e bg-inside ]; do sleep 0.01; done"},
+                        }
+                    ]
+                },
+                {"content": [{"type": "text", "text": "done"}]},
+            ]
+        }
+    )
     engine = make_engine(server, permission_mode="bypassPermissions")
     await collect(engine, "go")
     await engine.aclose()

@@ -45,8 +45,9 @@ def tree(project: Path) -> Path:
 async def test_glob_newest_first_and_skips_git(run_tool, tree: Path):
     outcome = await run_tool("Glob", {"pattern": "**/*.py"})
     assert outcome.text.splitlines()[:2] == [str(tree / "src/util/__init__.py"), str(tree / "src/util/strings.py")]
-    assert set(outcome.text.splitlines()) == {str(tree / p) for p in
-                                              ("src/app.py", "src/util/strings.py", "src/util/__init__.py")}
+    assert set(outcome.text.splitlines()) == {
+        str(tree / p) for p in ("src/app.py", "src/util/strings.py", "src/util/__init__.py")
+    }
     everything = await run_tool("Glob", {"pattern": "**/*"})
     assert not any("/.git/" in line for line in everything.text.splitlines())
     assert str(tree / ".env.example") in everything.text.splitlines()
@@ -90,7 +91,9 @@ def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
 async def test_files_with_matches_is_the_default_newest_first(run_tool, tree: Path, backend: str):
     outcome = await run_tool("Grep", {"pattern": "TODO"})
     assert outcome.text.splitlines() == [
-        "Found 2 files", str(tree / "docs/guide.md"), str(tree / "src/util/strings.py"),
+        "Found 2 files",
+        str(tree / "docs/guide.md"),
+        str(tree / "src/util/strings.py"),
     ]  # not .git/config, not the binary file, not lower-case "todo"
     assert outcome.structured["numFiles"] == 2
 
@@ -98,10 +101,12 @@ async def test_files_with_matches_is_the_default_newest_first(run_tool, tree: Pa
 async def test_content_mode_with_line_numbers_and_context(run_tool, tree: Path, backend: str):
     outcome = await run_tool("Grep", {"pattern": "return a", "output_mode": "content", "glob": "*.py"})
     assert outcome.text == f"{tree}/src/app.py:2:    return a + b"
-    context = await run_tool("Grep", {"pattern": "shout", "output_mode": "content", "-C": 1,
-                                      "path": str(tree / "src/util/strings.py")})
+    context = await run_tool(
+        "Grep", {"pattern": "shout", "output_mode": "content", "-C": 1, "path": str(tree / "src/util/strings.py")}
+    )
     assert context.text.splitlines() == [
-        f"{tree}/src/util/strings.py-2-", f"{tree}/src/util/strings.py:3:def shout(text):",
+        f"{tree}/src/util/strings.py-2-",
+        f"{tree}/src/util/strings.py:3:def shout(text):",
         f"{tree}/src/util/strings.py-4-    return text.upper()  # TODO: locale",
     ]
     bare = await run_tool("Grep", {"pattern": "Guide", "output_mode": "content", "-n": False, "type": "md"})
@@ -111,8 +116,9 @@ async def test_content_mode_with_line_numbers_and_context(run_tool, tree: Path, 
 async def test_count_case_insensitive_type_and_head_limit(run_tool, tree: Path, backend: str):
     outcome = await run_tool("Grep", {"pattern": "todo", "-i": True, "output_mode": "count"})
     lines = outcome.text.splitlines()
-    assert sorted(lines[:3]) == sorted([f"{tree}/.env.example:1", f"{tree}/docs/guide.md:1",
-                                        f"{tree}/src/util/strings.py:1"])
+    assert sorted(lines[:3]) == sorted(
+        [f"{tree}/.env.example:1", f"{tree}/docs/guide.md:1", f"{tree}/src/util/strings.py:1"]
+    )
     assert lines[-1] == "Found 3 total matching lines across 3 files."
     typed = await run_tool("Grep", {"pattern": "add", "type": "ts", "output_mode": "files_with_matches"})
     assert typed.text.splitlines()[1:] == [str(tree / "web/main.ts")]
@@ -122,10 +128,12 @@ async def test_count_case_insensitive_type_and_head_limit(run_tool, tree: Path, 
 
 
 async def test_multiline_and_no_match_and_bad_regex(run_tool, tree: Path, backend: str):
-    spanning = await run_tool("Grep", {"pattern": r"number\) \{\n\s+return", "multiline": True,
-                                       "output_mode": "content"})
+    spanning = await run_tool(
+        "Grep", {"pattern": r"number\) \{\n\s+return", "multiline": True, "output_mode": "content"}
+    )
     assert spanning.text.splitlines() == [
-        f"{tree}/web/main.ts:1:export function add(a: number, b: number) {{", f"{tree}/web/main.ts:2:  return a + b;",
+        f"{tree}/web/main.ts:1:export function add(a: number, b: number) {{",
+        f"{tree}/web/main.ts:2:  return a + b;",
     ]
     assert (await run_tool("Grep", {"pattern": "nothing-matches-this"})).text == "No files found"
     assert (await run_tool("Grep", {"pattern": "zzz", "output_mode": "content"})).text == "No matches found"

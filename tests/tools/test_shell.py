@@ -13,22 +13,25 @@ def _texts(command: str) -> list[str]:
     return [sub.text for sub in parse_command(command).commands]
 
 
-@pytest.mark.parametrize(("command", "parts"), [
-    ("git status; rm -rf ~", ["git status", "rm -rf ~"]),
-    ("a && b || c | d |& e & f", ["a", "b", "c", "d", "e", "f"]),
-    ("(cd src && ls) || true", ["cd src", "ls", "true"]),
-    ("echo $(whoami) `id -u`", ["echo $(whoami) `id -u`", "whoami", "id -u"]),
-    ('echo "$(rm -rf x)"', ['echo "$(rm -rf x)"', "rm -rf x"]),
-    ("echo $(echo $(nested))", ["echo $(echo $(nested))", "echo $(nested)", "nested"]),
-    ("diff <(ls a) >(cat)", ["diff <(ls a) >(cat)", "ls a", "cat"]),
-    ("ls # rm -rf /", ["ls"]),
-    ("echo 'a; b' \"c && d\"", ["echo 'a; b' \"c && d\""]),
-    ("echo a\\;b", ["echo a\\;b"]),
-    ("cat <<'EOF'\nrm -rf /\nEOF\nls", ["cat <<'EOF'", "ls"]),
-    ("ls 2>&1 >/dev/null", ["ls 2>&1 >/dev/null"]),
-    ("{ ls; pwd; }", ["ls", "pwd"]),
-    ("FOO=1 BAR='x y' env", ["FOO=1 BAR='x y' env"]),
-])
+@pytest.mark.parametrize(
+    ("command", "parts"),
+    [
+        ("git status; rm -rf ~", ["git status", "rm -rf ~"]),
+        ("a && b || c | d |& e & f", ["a", "b", "c", "d", "e", "f"]),
+        ("(cd src && ls) || true", ["cd src", "ls", "true"]),
+        ("echo $(whoami) `id -u`", ["echo $(whoami) `id -u`", "whoami", "id -u"]),
+        ('echo "$(rm -rf x)"', ['echo "$(rm -rf x)"', "rm -rf x"]),
+        ("echo $(echo $(nested))", ["echo $(echo $(nested))", "echo $(nested)", "nested"]),
+        ("diff <(ls a) >(cat)", ["diff <(ls a) >(cat)", "ls a", "cat"]),
+        ("ls # rm -rf /", ["ls"]),
+        ("echo 'a; b' \"c && d\"", ["echo 'a; b' \"c && d\""]),
+        ("echo a\\;b", ["echo a\\;b"]),
+        ("cat <<'EOF'\nrm -rf /\nEOF\nls", ["cat <<'EOF'", "ls"]),
+        ("ls 2>&1 >/dev/null", ["ls 2>&1 >/dev/null"]),
+        ("{ ls; pwd; }", ["ls", "pwd"]),
+        ("FOO=1 BAR='x y' env", ["FOO=1 BAR='x y' env"]),
+    ],
+)
 def test_splitting(command, parts):
     assert _texts(command) == parts
 
@@ -40,10 +43,18 @@ def test_quotes_are_removed_in_values_but_kept_in_the_text():
     assert sub.text.startswith("'rm' -rf \"my dir\"")
 
 
-@pytest.mark.parametrize("command", [
-    "if true; then rm x; fi", "for f in *; do echo $f; done", "while read l; do :; done", "f() { ls; }",
-    "case $x in a) ls;; esac", "a=(1 2 3)", "cat <<EOF\n$(rm -rf /)\nEOF\n",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "if true; then rm x; fi",
+        "for f in *; do echo $f; done",
+        "while read l; do :; done",
+        "f() { ls; }",
+        "case $x in a) ls;; esac",
+        "a=(1 2 3)",
+        "cat <<EOF\n$(rm -rf /)\nEOF\n",
+    ],
+)
 def test_control_flow_is_complex(command):
     assert parse_command(command).complex
 
@@ -58,18 +69,48 @@ def test_commands_inside_control_flow_are_still_listed_for_deny_rules():
     assert "rm x" in _texts("if true; then rm x; fi")
 
 
-@pytest.mark.parametrize(("command", "read_only"), [
-    ("ls -la", True), ("cat a b | grep -n x | wc -l", True), ("git log --oneline -5", True),
-    ("git --no-pager diff", True), ("git branch", True), ("git branch -a --list 'feat*'", True),
-    ("git branch new-feature", False), ("git stash list", True), ("git stash", False), ("git config --get x", True),
-    ("git config user.name x", False), ("git diff --output=x", False), ("git push", False),
-    ("find . -name '*.py'", True), ("find . -delete", False), ("sort -u x", True), ("sort -uo x y", False),
-    ("rg foo", True), ("rg --pre ./evil foo", False), ("date +%s", True), ("date -s 2020-01-01", False),
-    ("uniq a", True), ("uniq a b", False), ("env", False), ("env rm -rf x", False), ("echo hi > x", False),
-    ("echo hi >> /dev/null", True), ("cat < in.txt", True), ("A=1 ls", False), ("$CMD", False),
-    ("npm test", False), ("sleep 1", True), ("tree -o out", False), ("xargs rm", False), ("cd src", True),
-    ("echo $(rm x)", False), ("ls; echo `whoami`", False),
-])
+@pytest.mark.parametrize(
+    ("command", "read_only"),
+    [
+        ("ls -la", True),
+        ("cat a b | grep -n x | wc -l", True),
+        ("git log --oneline -5", True),
+        ("git --no-pager diff", True),
+        ("git branch", True),
+        ("git branch -a --list 'feat*'", True),
+        ("git branch new-feature", False),
+        ("git stash list", True),
+        ("git stash", False),
+        ("git config --get x", True),
+        ("git config user.name x", False),
+        ("git diff --output=x", False),
+        ("git push", False),
+        ("find . -name '*.py'", True),
+        ("find . -delete", False),
+        ("sort -u x", True),
+        ("sort -uo x y", False),
+        ("rg foo", True),
+        ("rg --pre ./evil foo", False),
+        ("date +%s", True),
+        ("date -s 2020-01-01", False),
+        ("uniq a", True),
+        ("uniq a b", False),
+        ("env", False),
+        ("env rm -rf x", False),
+        ("echo hi > x", False),
+        ("echo hi >> /dev/null", True),
+        ("cat < in.txt", True),
+        ("A=1 ls", False),
+        ("$CMD", False),
+        ("npm test", False),
+        ("sleep 1", True),
+        ("tree -o out", False),
+        ("xargs rm", False),
+        ("cd src", True),
+        ("echo $(rm x)", False),
+        ("ls; echo `whoami`", False),
+    ],
+)
 def test_read_only_list(command, read_only, project):
     assert is_read_only(parse_command(command), project) is read_only
 

@@ -37,8 +37,11 @@ async def timed(engine: Any, prompt: str) -> list[tuple[float, dict[str, Any]]]:
 
 def first(events: list[tuple[float, dict[str, Any]]], kind: str, tool_use_id: str | None = None) -> float:
     for stamp, message in events:
-        if message["type"] == "system" and message.get("subtype") == kind and (
-                tool_use_id is None or message.get("tool_use_id") == tool_use_id):
+        if (
+            message["type"] == "system"
+            and message.get("subtype") == kind
+            and (tool_use_id is None or message.get("tool_use_id") == tool_use_id)
+        ):
             return stamp
         if message["type"] == "stream_event" and message["event"]["type"] == kind:
             return stamp
@@ -46,13 +49,18 @@ def first(events: list[tuple[float, dict[str, Any]]], kind: str, tool_use_id: st
 
 
 async def test_a_tool_runs_while_the_model_is_still_streaming(fake_api, make_engine):
-    scenario = {"turns": [
-        {"content": [bash("toolu_quick", "echo started"),
-                     {"type": "text", "text": "While that runs, let me explain the plan. " * 4,
-                      "chunks": TEXT_CHUNKS}],
-         "delay_ms": FRAME_DELAY_MS},
-        {"content": [{"type": "text", "text": "Done."}]},
-    ]}
+    scenario = {
+        "turns": [
+            {
+                "content": [
+                    bash("toolu_quick", "echo started"),
+                    {"type": "text", "text": "While that runs, let me explain the plan. " * 4, "chunks": TEXT_CHUNKS},
+                ],
+                "delay_ms": FRAME_DELAY_MS,
+            },
+            {"content": [{"type": "text", "text": "Done."}]},
+        ]
+    }
     assert scripted_stream_s(scenario) >= 1.9  # the text goes on streaming for seconds after the tool_use closes
     server = fake_api(scenario)
     engine = make_engine(server, include_partial_messages=True)
@@ -66,10 +74,14 @@ async def test_a_tool_runs_while_the_model_is_still_streaming(fake_api, make_eng
 
 
 async def test_two_read_only_tools_run_at_the_same_time(fake_api, make_engine):
-    server = fake_api({"turns": [
-        {"content": [bash("toolu_a", "sleep 3; echo a"), bash("toolu_b", "sleep 3; echo b")]},
-        {"content": [{"type": "text", "text": "ok"}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {"content": [bash("toolu_a", "sleep 3; echo a"), bash("toolu_b", "sleep 3; echo b")]},
+                {"content": [{"type": "text", "text": "ok"}]},
+            ]
+        }
+    )
     engine = make_engine(server, include_partial_messages=True)
     events = await timed(engine, "go")
     # run one after the other, b could only start once a had finished
@@ -79,13 +91,25 @@ async def test_two_read_only_tools_run_at_the_same_time(fake_api, make_engine):
 
 
 async def test_two_writes_run_one_after_the_other(fake_api, make_engine, project: Path):
-    server = fake_api({"turns": [
-        {"content": [bash("toolu_w1", "sleep 0.3; echo one >> log.txt"),
-                     bash("toolu_w2", "sleep 0.3; echo two >> log.txt"),
-                     {"type": "tool_use", "id": "toolu_w3", "name": "Write",
-                      "input": {"file_path": str(project / "after.txt"), "content": "three\n"}}]},
-        {"content": [{"type": "text", "text": "ok"}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "content": [
+                        bash("toolu_w1", "sleep 0.3; echo one >> log.txt"),
+                        bash("toolu_w2", "sleep 0.3; echo two >> log.txt"),
+                        {
+                            "type": "tool_use",
+                            "id": "toolu_w3",
+                            "name": "Write",
+                            "input": {"file_path": str(project / "after.txt"), "content": "three\n"},
+                        },
+                    ]
+                },
+                {"content": [{"type": "text", "text": "ok"}]},
+            ]
+        }
+    )
     engine = make_engine(server, include_partial_messages=True, permission_mode="bypassPermissions")
     events = await timed(engine, "go")
     assert first(events, "tool_finished", "toolu_w1") <= first(events, "tool_started", "toolu_w2")
@@ -96,10 +120,14 @@ async def test_two_writes_run_one_after_the_other(fake_api, make_engine, project
 
 @pytest.mark.parametrize("how", ["interrupt", "cancel"])
 async def test_interrupting_a_running_command_leaves_no_process(fake_api, make_engine, project: Path, how: str):
-    server = fake_api({"turns": [
-        {"content": [bash("toolu_long", "echo $$ > pgid; sleep 30 & sleep 30; wait")]},
-        {"content": [{"type": "text", "text": "Understood, stopping."}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {"content": [bash("toolu_long", "echo $$ > pgid; sleep 30 & sleep 30; wait")]},
+                {"content": [{"type": "text", "text": "Understood, stopping."}]},
+            ]
+        }
+    )
     # unconfined, so that $$ is the host's process id (tests/tools/test_sandbox.py covers the sandboxed case)
     engine = make_engine(server, permission_mode="bypassPermissions", settings_flag='{"sandbox": {"enabled": false}}')
     task = asyncio.create_task(collect(engine, "run it"))
@@ -138,13 +166,25 @@ async def test_interrupting_a_running_command_leaves_no_process(fake_api, make_e
 
 
 async def test_headless_denials_are_explained_and_listed(fake_api, make_engine, project: Path):
-    server = fake_api({"turns": [
-        {"content": [bash("toolu_npm", "npm install left-pad"),
-                     {"type": "tool_use", "id": "toolu_edit", "name": "Write",
-                      "input": {"file_path": str(project / "x.txt"), "content": "x"}},
-                     bash("toolu_ls", "ls src")]},
-        {"content": [{"type": "text", "text": "ok"}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "content": [
+                        bash("toolu_npm", "npm install left-pad"),
+                        {
+                            "type": "tool_use",
+                            "id": "toolu_edit",
+                            "name": "Write",
+                            "input": {"file_path": str(project / "x.txt"), "content": "x"},
+                        },
+                        bash("toolu_ls", "ls src"),
+                    ]
+                },
+                {"content": [{"type": "text", "text": "ok"}]},
+            ]
+        }
+    )
     engine = make_engine(server)
     messages = await collect(engine, "go")
     blocks = server.requests[1].body["messages"][2]["content"]
@@ -157,10 +197,14 @@ async def test_headless_denials_are_explained_and_listed(fake_api, make_engine, 
 
 
 async def test_allowed_and_disallowed_tools_from_options(fake_api, make_engine, project: Path):
-    server = fake_api({"turns": [
-        {"content": [bash("toolu_touch", "touch made.txt")]},
-        {"content": [{"type": "text", "text": "ok"}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {"content": [bash("toolu_touch", "touch made.txt")]},
+                {"content": [{"type": "text", "text": "ok"}]},
+            ]
+        }
+    )
     engine = make_engine(server, allowed_tools=["Bash(touch *)"], disallowed_tools=["Glob,Grep"])
     messages = await collect(engine, "go")
     assert (project / "made.txt").exists() and messages[-1]["permission_denials"] == []
@@ -170,13 +214,26 @@ async def test_allowed_and_disallowed_tools_from_options(fake_api, make_engine, 
 async def test_plan_mode_from_project_settings(fake_api, make_engine, project: Path):
     (project / ".agentcli").mkdir()
     (project / ".agentcli" / "settings.json").write_text(
-        '{"permissions": {"defaultMode": "plan", "deny": ["Read(./README.md)"]}}')
-    server = fake_api({"turns": [
-        {"content": [bash("toolu_rm", "rm -rf src"),
-                     {"type": "tool_use", "id": "toolu_read", "name": "Read",
-                      "input": {"file_path": str(project / "README.md")}}]},
-        {"content": [{"type": "text", "text": "ok"}]},
-    ]})
+        '{"permissions": {"defaultMode": "plan", "deny": ["Read(./README.md)"]}}'
+    )
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "content": [
+                        bash("toolu_rm", "rm -rf src"),
+                        {
+                            "type": "tool_use",
+                            "id": "toolu_read",
+                            "name": "Read",
+                            "input": {"file_path": str(project / "README.md")},
+                        },
+                    ]
+                },
+                {"content": [{"type": "text", "text": "ok"}]},
+            ]
+        }
+    )
     engine = make_engine(server)
     messages = await collect(engine, "go")
     assert messages[0]["permissionMode"] == "plan"
@@ -186,12 +243,25 @@ async def test_plan_mode_from_project_settings(fake_api, make_engine, project: P
 
 
 def test_cli_permission_flags(run_cli, fake_api, project: Path):
-    server = fake_api({"turns": [
-        {"content": [bash("toolu_echo", "echo hi > hello.txt")]},
-        {"content": [{"type": "text", "text": "wrote it"}]},
-    ]})
-    proc = run_cli("-p", "go", "--allowedTools", "Read,Bash(echo *)", "--disallowedTools", "Glob",
-                   "--output-format", "json", server=server)
+    server = fake_api(
+        {
+            "turns": [
+                {"content": [bash("toolu_echo", "echo hi > hello.txt")]},
+                {"content": [{"type": "text", "text": "wrote it"}]},
+            ]
+        }
+    )
+    proc = run_cli(
+        "-p",
+        "go",
+        "--allowedTools",
+        "Read,Bash(echo *)",
+        "--disallowedTools",
+        "Glob",
+        "--output-format",
+        "json",
+        server=server,
+    )
     assert proc.returncode == 0, proc.stderr
     assert (project / "hello.txt").read_text() == "hi\n"
     assert "Glob" not in {tool["name"] for tool in server.requests[0].body["tools"]}

@@ -20,8 +20,12 @@ def text_turn(text: str, *, chunks: int = 8, delay_ms: float = 0) -> dict[str, A
 
 
 def tool_turn(name: str, tool_input: dict[str, Any], tool_id: str, text: str = "On it.") -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": text, "chunks": 2},
-                        {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input, "chunks": 3}]}
+    return {
+        "content": [
+            {"type": "text", "text": text, "chunks": 2},
+            {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input, "chunks": 3},
+        ]
+    }
 
 
 @pytest.fixture
@@ -33,14 +37,30 @@ def make_app(project: Path, fake_api: Callable[..., FakeAnthropicServer], tmp_pa
     from agentcli.ui.tui.app import AgentApp
     from agentcli.ui.tui.themes import available_themes
 
-    def make(turns: list[dict[str, Any]], *, history: PromptHistory | None = None, theme: str = "dark",
-             first_prompt: str | None = None, **values: Any) -> tuple[Any, FakeAnthropicServer]:
+    def make(
+        turns: list[dict[str, Any]],
+        *,
+        history: PromptHistory | None = None,
+        theme: str = "dark",
+        first_prompt: str | None = None,
+        **values: Any,
+    ) -> tuple[Any, FakeAnthropicServer]:
         server = fake_api({"turns": turns, "on_exhausted": "echo"})
-        setup = SessionSetup(project, values, credentials=Credentials(api_key="test-key", base_url=server.base_url),
-                             pick_resume=values.pop("pick_resume", False))
+        setup = SessionSetup(
+            project,
+            values,
+            credentials=Credentials(api_key="test-key", base_url=server.base_url),
+            pick_resume=values.pop("pick_resume", False),
+        )
         themes, _ = available_themes()
-        app = AgentApp(setup, cwd=project, theme=theme, themes=themes, first_prompt=first_prompt,
-                       history=history or PromptHistory(tmp_path / "history.jsonl", project))
+        app = AgentApp(
+            setup,
+            cwd=project,
+            theme=theme,
+            themes=themes,
+            first_prompt=first_prompt,
+            history=history or PromptHistory(tmp_path / "history.jsonl", project),
+        )
         return app, server
 
     return make

@@ -63,8 +63,10 @@ async def test_shift_enter_and_ctrl_j_add_lines(make_app):
 async def test_enter_while_busy_queues_the_message(make_app, project: Path):
     # The first turn runs a command that waits for a file the test writes once the second prompt is queued.
     hold = {"command": "while [ ! -e release ]; do sleep 0.05; done", "description": "wait"}
-    app, server = make_app([tool_turn("Bash", hold, "toolu_hold"), text_turn("first answer"),
-                            text_turn("second answer")], allowed_tools=["Bash"])
+    app, server = make_app(
+        [tool_turn("Bash", hold, "toolu_hold"), text_turn("first answer"), text_turn("second answer")],
+        allowed_tools=["Bash"],
+    )
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await type_text(pilot, "first")
@@ -183,8 +185,9 @@ async def test_permission_allow_for_session_does_not_ask_again(make_app, project
 
     first = {"file_path": "a.md", "content": "a\n"}
     second = {"file_path": "b.md", "content": "b\n"}
-    app, _server = make_app([tool_turn("Write", first, "toolu_a"), tool_turn("Write", second, "toolu_b"),
-                             text_turn("both written")])
+    app, _server = make_app(
+        [tool_turn("Write", first, "toolu_a"), tool_turn("Write", second, "toolu_b"), text_turn("both written")]
+    )
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await type_text(pilot, "write both")
@@ -287,8 +290,13 @@ async def test_bang_runs_a_shell_command_and_tells_the_model(make_app):
         await type_text(pilot, "!echo shell-says-hi")
         await pilot.press("enter")
         await app.workers.wait_for_complete()
-        await wait_for(pilot, lambda: app.conversation.query(ToolCallBlock)
-                       and app.conversation.query(ToolCallBlock).last().result is not None)
+        await wait_for(
+            pilot,
+            lambda: (
+                app.conversation.query(ToolCallBlock)
+                and app.conversation.query(ToolCallBlock).last().result is not None
+            ),
+        )
         block = app.conversation.query(ToolCallBlock).last()
         assert "shell-says-hi" in block.result["content"]
         assert server.requests == []
@@ -393,8 +401,9 @@ async def test_a_long_write_keeps_the_choices_on_screen(make_app, project: Path)
     from agentcli.ui.tui.screens.permission import PermissionScreen
 
     content = "".join(f"line_{n} = {n}\n" for n in range(600))
-    app, _server = make_app([tool_turn("Write", {"file_path": "big.py", "content": content}, "toolu_w"),
-                             text_turn("done")])
+    app, _server = make_app(
+        [tool_turn("Write", {"file_path": "big.py", "content": content}, "toolu_w"), text_turn("done")]
+    )
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await type_text(pilot, "write")

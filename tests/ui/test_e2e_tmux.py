@@ -32,8 +32,9 @@ def demo_with_a_long_command() -> dict[str, Any]:
 @pytest.fixture
 def tmux(project: Path, fake_api: Callable[..., FakeAnthropicServer]) -> Iterator[Tmux]:
     server = fake_api(demo_with_a_long_command())
-    with agentcli_in_tmux(project, height=40, COLORTERM="truecolor", ANTHROPIC_BASE_URL=server.base_url,
-                          ANTHROPIC_API_KEY="test-key") as terminal:
+    with agentcli_in_tmux(
+        project, height=40, COLORTERM="truecolor", ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="test-key"
+    ) as terminal:
         yield terminal
 
 
@@ -42,9 +43,9 @@ def test_agent_in_a_real_terminal(tmux: Tmux):
     tmux.wait_for("Ask agentcli")
     tmux.type("show me the project")
     tmux.keys("Enter")
-    tmux.wait_for("print(text.splitlines()[0])")       # the streamed code block
-    tmux.wait_for("⎿  Read 3 lines")                   # the Read tool's one-line result
-    tmux.wait_for("Running…", "Bash(")                 # the Bash command with its spinner
+    tmux.wait_for("print(text.splitlines()[0])")  # the streamed code block
+    tmux.wait_for("⎿  Read 3 lines")  # the Read tool's one-line result
+    tmux.wait_for("Running…", "Bash(")  # the Bash command with its spinner
     tmux.keys("Escape")
     tmux.wait_for("Interrupted")
     tmux.keys("C-o")

@@ -67,6 +67,7 @@ async def screens(pilot: Any) -> list[Any]:
 
 async def session_views(monkeypatch: pytest.MonkeyPatch, *, freeze: bool) -> tuple[list[Any], int]:
     if not freeze:
+
         async def never(self: Conversation) -> None:
             return None
 
@@ -98,9 +99,11 @@ async def test_frozen_history_looks_exactly_like_the_live_widgets(monkeypatch):
     assert len(frozen_shots) == len(live_shots) == 9
     for index, (frozen, live) in enumerate(zip(frozen_shots, live_shots, strict=True)):
         rows = [row for row, (a, b) in enumerate(zip(frozen, live, strict=True)) if a != b]
-        assert not rows, (f"screen {index} differs in rows {rows}",
-                          ["".join(char for char, _ in frozen[row]) for row in rows[:3]],
-                          ["".join(char for char, _ in live[row]) for row in rows[:3]])
+        assert not rows, (
+            f"screen {index} differs in rows {rows}",
+            ["".join(char for char, _ in frozen[row]) for row in rows[:3]],
+            ["".join(char for char, _ in live[row]) for row in rows[:3]],
+        )
 
 
 async def test_history_becomes_one_widget_and_the_transcript_keeps_everything():

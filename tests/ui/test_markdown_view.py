@@ -60,7 +60,7 @@ async def test_streamed_text_renders_like_the_whole_text():
     async with app.run_test(size=(60, 40)) as pilot:
         view = app.query_one(MarkdownView)
         for i in range(0, len(DOC), 3):
-            view.append(DOC[i:i + 3])
+            view.append(DOC[i : i + 3])
             if i % 30 == 0:
                 await pilot.pause()
         view.finish()

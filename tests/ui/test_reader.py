@@ -46,14 +46,24 @@ class Recorder(MessageReader):
 
 
 def _api_error(text: str) -> dict[str, Any]:
-    return {"type": "assistant", "isApiErrorMessage": True,
-            "message": {"id": "msg_error_1", "content": [{"type": "text", "text": f"API Error: {text}"}]}}
+    return {
+        "type": "assistant",
+        "isApiErrorMessage": True,
+        "message": {"id": "msg_error_1", "content": [{"type": "text", "text": f"API Error: {text}"}]},
+    }
 
 
 def _result(errors: list[str], cost: float = 0.01) -> dict[str, Any]:
-    return {"type": "result", "subtype": "error_during_execution", "is_error": True, "num_turns": 1,
-            "duration_ms": 1500, "total_cost_usd": cost, "usage": {"input_tokens": 100, "output_tokens": 20},
-            "errors": errors}
+    return {
+        "type": "result",
+        "subtype": "error_during_execution",
+        "is_error": True,
+        "num_turns": 1,
+        "duration_ms": 1500,
+        "total_cost_usd": cost,
+        "usage": {"input_tokens": 100, "output_tokens": 20},
+        "errors": errors,
+    }
 
 
 def test_an_api_error_is_shown_once_with_a_hint():
@@ -92,8 +102,16 @@ def test_a_streamed_message_is_not_shown_twice_and_a_blocking_stop_hook_is_visib
     for event in events:
         reader.handle({"type": "stream_event", "event": event})
     reader.handle({"type": "assistant", "message": {"id": "msg_1", "content": [{"type": "text", "text": "Hello"}]}})
-    reader.handle({"type": "user", "isMeta": True, "message": {"role": "user", "content": [
-        {"type": "text", "text": "Stop hook feedback:\n[./check.sh]: tests fail"}]}})
+    reader.handle(
+        {
+            "type": "user",
+            "isMeta": True,
+            "message": {
+                "role": "user",
+                "content": [{"type": "text", "text": "Stop hook feedback:\n[./check.sh]: tests fail"}],
+            },
+        }
+    )
     assert reader.shown[0] == ("text", "Hello")
     assert ("warning", "A Stop hook sent the agent back to work", "[./check.sh]: tests fail") in reader.shown
     assert len([entry for entry in reader.shown if entry[0] == "text"]) == 1

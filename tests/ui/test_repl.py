@@ -87,8 +87,9 @@ def request_text(server: FakeAnthropicServer, index: int = -1) -> str:
 
 
 @pytest.fixture
-async def start_repl(project: Path, fake_api: Callable[..., FakeAnthropicServer],
-                     tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
+async def start_repl(
+    project: Path, fake_api: Callable[..., FakeAnthropicServer], tmp_path: Path
+) -> AsyncIterator[Callable[..., Any]]:
     """Start a REPL on the real engine against a fake API that plays ``turns``; returns a :class:`Driver`."""
     from agentcli.api.client import Credentials
 
@@ -96,16 +97,32 @@ async def start_repl(project: Path, fake_api: Callable[..., FakeAnthropicServer]
     setups: list[SessionSetup] = []
     with contextlib.ExitStack() as stack:
 
-        def start(turns: list[dict[str, Any]], *, pick_resume: bool = False, terminal: bool = False,
-                  first_prompt: str | None = None, **values: Any) -> Driver:
+        def start(
+            turns: list[dict[str, Any]],
+            *,
+            pick_resume: bool = False,
+            terminal: bool = False,
+            first_prompt: str | None = None,
+            **values: Any,
+        ) -> Driver:
             server = fake_api({"turns": turns, "on_exhausted": "echo"})
             pipe = stack.enter_context(create_pipe_input())
             console = make_console(io.StringIO(), width=100, height=30, terminal=terminal)
-            setup = SessionSetup(project, values, pick_resume=pick_resume,
-                                 credentials=Credentials(api_key="test-key", base_url=server.base_url))
+            setup = SessionSetup(
+                project,
+                values,
+                pick_resume=pick_resume,
+                credentials=Credentials(api_key="test-key", base_url=server.base_url),
+            )
             setups.append(setup)
-            repl = Repl(setup, console=console, input=pipe, output=DummyOutput(),
-                        history=PromptHistory(tmp_path / "history.jsonl", project), first_prompt=first_prompt)
+            repl = Repl(
+                setup,
+                console=console,
+                input=pipe,
+                output=DummyOutput(),
+                history=PromptHistory(tmp_path / "history.jsonl", project),
+                first_prompt=first_prompt,
+            )
             driver = Driver(repl, pipe, server, asyncio.create_task(repl.run()))
             drivers.append(driver)
             return driver
@@ -145,7 +162,7 @@ async def test_streaming_shows_the_tail_live_then_prints_the_markdown_once(start
     out = repl.output
     assert "Working…" in out  # the live region (erased at the end of the turn)
     assert out.count("item number") > 40  # items were on screen while they streamed, then printed once more
-    final = [line.strip() for line in out[out.rindex("A long list:"):].splitlines()]
+    final = [line.strip() for line in out[out.rindex("A long list:") :].splitlines()]
     assert all(f"• item number {n}" in final for n in range(40)) and "The end." in final
 
 
@@ -156,8 +173,15 @@ def test_the_live_frame_is_bounded_however_long_the_answer():
     view.handle(_event({"type": "message_start", "message": {"id": "msg_1"}}))
     view.handle(_event({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}))
     for n in range(5000):
-        view.handle(_event({"type": "content_block_delta", "index": 0,
-                            "delta": {"type": "text_delta", "text": f"line {n} of a long answer\n"}}))
+        view.handle(
+            _event(
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "text_delta", "text": f"line {n} of a long answer\n"},
+                }
+            )
+        )
     frame = view._render_frame()
     assert len(frame.lines) <= console.height
     assert "line 4999" in "".join(segment.text for line in frame.lines for segment in line)
@@ -237,8 +261,13 @@ async def test_ctrl_c_at_a_permission_question_denies_and_interrupts(start_repl,
 
 
 async def test_allow_for_the_session_does_not_ask_again(start_repl, project: Path):
-    repl = start_repl([tool_turn("Write", {"file_path": "a.md", "content": "a\n"}, "toolu_a"),
-                       tool_turn("Write", {"file_path": "b.md", "content": "b\n"}, "toolu_b"), text_turn("both")])
+    repl = start_repl(
+        [
+            tool_turn("Write", {"file_path": "a.md", "content": "a\n"}, "toolu_a"),
+            tool_turn("Write", {"file_path": "b.md", "content": "b\n"}, "toolu_b"),
+            text_turn("both"),
+        ]
+    )
     await repl.idle()
     repl.type("write two" + ENTER)
     await repl.wait_for("Allow Write(a.md)?")
@@ -300,8 +329,10 @@ async def test_trust_prompt_no_runs_without_project_hooks(start_repl, project: P
     await repl.wait_for("Do you trust this folder?")
     repl.type("2")
     await repl.send("hello")
-    assert "not trusted, so agentcli ignored part of its project settings (.agentcli/settings.json: 1 hook)" in \
-        " ".join(repl.output.split())
+    assert (
+        "not trusted, so agentcli ignored part of its project settings (.agentcli/settings.json: 1 hook)"
+        in " ".join(repl.output.split())
+    )
     assert not is_trusted(project) and not (project / "hook-ran").exists()
 
 
@@ -334,8 +365,17 @@ async def test_export_writes_the_conversation_as_markdown(start_repl, project: P
 async def test_hooks_command_lists_hooks_by_event_with_their_file(start_repl, hermetic_home: Path, project: Path):
     user = hermetic_home / "config" / "agentcli" / "settings.json"
     user.parent.mkdir(parents=True)
-    user.write_text(json.dumps({"hooks": {"PreToolUse": [
-        {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo checked", "timeout": 5}]}]}}))
+    user.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo checked", "timeout": 5}]}
+                    ]
+                }
+            }
+        )
+    )
     repl = start_repl([])
     await repl.idle()
     repl.type("/hooks" + ENTER)

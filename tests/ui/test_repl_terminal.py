@@ -23,16 +23,16 @@ def plain_demo(project: Path) -> Iterator[Tmux]:
 def test_demo_plain_in_a_real_terminal(plain_demo: Tmux, project: Path):
     """Prompt, streamed answer, tool lines, live command output, an inline permission question, /export, ctrl+d."""
     tmux = plain_demo
-    tmux.wait_for("Ask agentcli…")                         # the prompt is open
+    tmux.wait_for("Ask agentcli…")  # the prompt is open
     tmux.type("show me the project")
     tmux.keys("Enter")
-    tmux.wait_for("print(text.splitlines()[0])")          # the streamed Markdown's code block
-    tmux.wait_for("● Read(README.md)\n  ⎿  Read 3 lines")   # one line per call, one for its result
-    tmux.wait_for("✓ lint")                                # the command's output, live while it runs
+    tmux.wait_for("print(text.splitlines()[0])")  # the streamed Markdown's code block
+    tmux.wait_for("● Read(README.md)\n  ⎿  Read 3 lines")  # one line per call, one for its result
+    tmux.wait_for("✓ lint")  # the command's output, live while it runs
     tmux.wait_for("Allow Write(agentcli-demo.md)?", "1. Yes, allow once")
     tmux.type("1")
     tmux.wait_for("4 requests · ↑", "⎿  Wrote 4 lines", "Done. In short:")  # the end-of-turn line, the last output
-    tmux.wait_gone("Working…")                            # the live region is gone once the turn is over
+    tmux.wait_gone("Working…")  # the live region is gone once the turn is over
     assert (project / "agentcli-demo.md").exists()
     tmux.wait_for("Ask agentcli…")
     tmux.type("/export chat.md")
@@ -43,12 +43,20 @@ def test_demo_plain_in_a_real_terminal(plain_demo: Tmux, project: Path):
     assert "## You\n\nshow me the project" in (project / "chat.md").read_text()
 
 
-def test_plain_without_credentials_says_what_to_do(project: Path, run_cli_env: Callable[..., dict[str, str]],
-                                                   run_cli: Callable[..., subprocess.CompletedProcess[str]]):
+def test_plain_without_credentials_says_what_to_do(
+    project: Path, run_cli_env: Callable[..., dict[str, str]], run_cli: Callable[..., subprocess.CompletedProcess[str]]
+):
     leader, follower = pty.openpty()
     try:
-        done = subprocess.run([sys.executable, "-m", "agentcli", "--plain"], stdin=follower, capture_output=True,
-                              text=True, cwd=project, env=run_cli_env(), timeout=30)
+        done = subprocess.run(
+            [sys.executable, "-m", "agentcli", "--plain"],
+            stdin=follower,
+            capture_output=True,
+            text=True,
+            cwd=project,
+            env=run_cli_env(),
+            timeout=30,
+        )
     finally:
         os.close(follower)
         os.close(leader)

@@ -74,10 +74,16 @@ async def test_hooks_lists_each_hook_and_notes_untrusted_project_hooks(make_app,
 
     user_settings = Path.home() / "config" / "agentcli" / "settings.json"
     user_settings.parent.mkdir(parents=True, exist_ok=True)
-    user_settings.write_text(json.dumps({"hooks": {
-        **hooks_setting("PreToolUse", "./check-bash.sh", matcher="Bash", timeout=10),
-        **hooks_setting("Stop", "notify-send done"),
-    }}))
+    user_settings.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    **hooks_setting("PreToolUse", "./check-bash.sh", matcher="Bash", timeout=10),
+                    **hooks_setting("Stop", "notify-send done"),
+                }
+            }
+        )
+    )
     (project / ".agentcli").mkdir()
     (project / ".agentcli" / "settings.json").write_text(json.dumps({"hooks": hooks_setting("Stop", "make lint")}))
     app, _server = make_app([text_turn("ok")])

@@ -42,9 +42,15 @@ def _alive(pid: int) -> bool:
 def _long_command_turns(pid_file: Path) -> list[dict]:
     """The model runs a command that starts a child and waits: both must be gone when agentcli ends."""
     command = f"sleep 600 & echo $! > {pid_file}.tmp && mv {pid_file}.tmp {pid_file}; wait"
-    return [{"content": [{"type": "text", "text": "Running it."},
-                         {"type": "tool_use", "id": "toolu_long", "name": "Bash", "input": {"command": command}}]},
-            text_turn("never sent")]
+    return [
+        {
+            "content": [
+                {"type": "text", "text": "Running it."},
+                {"type": "tool_use", "id": "toolu_long", "name": "Bash", "input": {"command": command}},
+            ]
+        },
+        text_turn("never sent"),
+    ]
 
 
 def _check_recorded_and_ended(project: Path, pid_file: Path) -> None:
@@ -53,21 +59,35 @@ def _check_recorded_and_ended(project: Path, pid_file: Path) -> None:
     [path] = sessions_dir(project).glob("*.jsonl")
     transcript = load_transcript(path)
     assert transcript.warnings == [] and transcript.dangling == []  # nothing left open for a resume to repair
-    results = [block for message in transcript.messages if isinstance(message["content"], list)
-               for block in message["content"] if block.get("type") == "tool_result"]
-    assert results == [{"type": "tool_result", "tool_use_id": "toolu_long", "content": "Interrupted by user",
-                        "is_error": True}]
-    assert transcript.messages[-1] == {"role": "user", "content": [
-        {"type": "text", "text": "[Request interrupted by user]"}]}
+    results = [
+        block
+        for message in transcript.messages
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+    assert results == [
+        {"type": "tool_result", "tool_use_id": "toolu_long", "content": "Interrupted by user", "is_error": True}
+    ]
+    assert transcript.messages[-1] == {
+        "role": "user",
+        "content": [{"type": "text", "text": "[Request interrupted by user]"}],
+    }
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
 def test_headless(signum: int, fake_api, project: Path, run_cli_env, tmp_path: Path):
     pid_file = tmp_path / "child.pid"
     server = fake_api({"turns": _long_command_turns(pid_file)})
-    proc = subprocess.Popen([sys.executable, "-m", "agentcli", "-p", "go", "--allowedTools", "Bash",
-                             "--output-format", "json"], cwd=project, env=run_cli_env(server),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentcli", "-p", "go", "--allowedTools", "Bash", "--output-format", "json"],
+        cwd=project,
+        env=run_cli_env(server),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     _wait(pid_file.exists, "the command to start")
     proc.send_signal(signum)
     out, err = proc.communicate(timeout=30)
@@ -91,8 +111,9 @@ def test_interactive_faces(face: str, ending: str, fake_api, project: Path, tmp_
     pid_file = tmp_path / "child.pid"
     server = fake_api({"turns": _long_command_turns(pid_file)})
     args = ("--plain", "--allowedTools", "Bash") if face == "--plain" else ("--allowedTools", "Bash")
-    with agentcli_in_tmux(project, *args, height=30, ANTHROPIC_API_KEY="test-key",
-                          ANTHROPIC_BASE_URL=server.base_url) as terminal:
+    with agentcli_in_tmux(
+        project, *args, height=30, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=server.base_url
+    ) as terminal:
         terminal.wait_for("Ask agentcli")
         terminal.type("go")
         terminal.keys("Enter")

@@ -71,8 +71,9 @@ def test_permission_dialog(snap_compare):
         from agentcli.ui.tui.screens.permission import PermissionScreen
 
         await play(pilot)
-        request = PermissionRequest("Bash", {"command": "rm -rf build"}, "toolu_9",
-                                    "the command `rm -rf build` needs approval", ("Bash(rm:*)",))
+        request = PermissionRequest(
+            "Bash", {"command": "rm -rf build"}, "toolu_9", "the command `rm -rf build` needs approval", ("Bash(rm:*)",)
+        )
         await pilot.app.push_screen(PermissionScreen(request, Path("/project")))
         await settled(pilot)
 
@@ -86,8 +87,11 @@ def test_each_theme(snap_compare, theme):
     assert snap_compare(scripted_app(theme), terminal_size=SIZE, run_before=play)
 
 
-EDIT = {"file_path": "src/app.py", "old_string": "def add(a, b):\n    return a + b\n",
-        "new_string": "def add(a: int, b: int) -> int:\n    \"\"\"The sum.\"\"\"\n    return a + b\n"}
+EDIT = {
+    "file_path": "src/app.py",
+    "old_string": "def add(a, b):\n    return a + b\n",
+    "new_string": 'def add(a: int, b: int) -> int:\n    """The sum."""\n    return a + b\n',
+}
 
 
 def _edit_dialog(request_input: dict[str, Any]) -> Any:
@@ -95,8 +99,9 @@ def _edit_dialog(request_input: dict[str, Any]) -> Any:
         from agentcli.ui.tui.screens.permission import PermissionScreen
 
         await play(pilot)
-        request = PermissionRequest("Edit", request_input, "toolu_e", "editing src/app.py needs approval",
-                                    ("Edit(src/**)",))
+        request = PermissionRequest(
+            "Edit", request_input, "toolu_e", "editing src/app.py needs approval", ("Edit(src/**)",)
+        )
         pilot.app.push_screen(PermissionScreen(request, Path("/project")))
         await pilot.pause(0.1)
         await pilot.pause()
@@ -135,7 +140,8 @@ def test_context_view(snap_compare):
         app.engine = SimpleNamespace(
             messages=[{"role": "user", "content": "x" * 40_000}, {"role": "assistant", "content": "ok"}],
             conversation=SimpleNamespace(context_tokens=lambda overhead: overhead + 50_000),
-            config=SimpleNamespace(system_prompt="You are agentcli. " * 500, registry=registry, commands=None))
+            config=SimpleNamespace(system_prompt="You are agentcli. " * 500, registry=registry, commands=None),
+        )
         app.run_command("/context")
         await app.workers.wait_for_complete()
         await pilot.pause()

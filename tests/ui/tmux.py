@@ -61,8 +61,9 @@ class Tmux:
 
 
 @contextmanager
-def agentcli_in_tmux(project: Path, *args: str, height: int, scrollback: bool = False,
-                     **env_extra: str) -> Iterator[Tmux]:
+def agentcli_in_tmux(
+    project: Path, *args: str, height: int, scrollback: bool = False, **env_extra: str
+) -> Iterator[Tmux]:
     """``agentcli ARGS`` running in ``project`` inside a fresh tmux server; the server is killed afterwards."""
     if shutil.which("tmux") is None:
         pytest.fail("tmux is required for the end-to-end test (.ci/run installs it)")
@@ -71,8 +72,10 @@ def agentcli_in_tmux(project: Path, *args: str, height: int, scrollback: bool = 
     env.update(TERM="xterm-256color", PYTHONPATH=str(REPO), **env_extra)
     exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
     arguments = " ".join(shlex.quote(arg) for arg in args)
-    command = (f"cd {shlex.quote(str(project))} && env {exports} {shlex.quote(sys.executable)} -m agentcli "
-               f"{arguments}; echo AGENTCLI-EXITED-$?; sleep 60")
+    command = (
+        f"cd {shlex.quote(str(project))} && env {exports} {shlex.quote(sys.executable)} -m agentcli "
+        f"{arguments}; echo AGENTCLI-EXITED-$?; sleep 60"
+    )
     terminal.run("new-session", "-d", "-s", terminal.session, "-x", "110", "-y", str(height), command)
     try:
         yield terminal

@@ -13,8 +13,10 @@ import pytest
 from agentcli.api.pricing import cost_usd
 from tests.conftest import collect
 
-PAGE = (b"<!doctype html><html><head><title>Demo</title><script>var tracking = 1;</script></head><body>"
-        b"<h1>Release 2.0</h1><p>The <b>fast</b> path is <a href='/docs'>documented</a>.</p></body></html>")
+PAGE = (
+    b"<!doctype html><html><head><title>Demo</title><script>var tracking = 1;</script></head><body>"
+    b"<h1>Release 2.0</h1><p>The <b>fast</b> path is <a href='/docs'>documented</a>.</p></body></html>"
+)
 
 
 class _Site(BaseHTTPRequestHandler):
@@ -49,8 +51,12 @@ def site() -> Iterator[str]:
 
 
 def fetch_call(tool_id: str, url: str) -> dict[str, Any]:
-    return {"type": "tool_use", "id": tool_id, "name": "WebFetch",
-            "input": {"url": url, "prompt": "What is new in the release?"}}
+    return {
+        "type": "tool_use",
+        "id": tool_id,
+        "name": "WebFetch",
+        "input": {"url": url, "prompt": "What is new in the release?"},
+    }
 
 
 def results(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -58,15 +64,27 @@ def results(body: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 async def test_a_page_is_read_by_the_small_model_and_billed(fake_api, make_engine, site: str):
-    server = fake_api({"turns": [
-        {"when": {"first_user_text_contains": "release"}, "content": [fetch_call("toolu_f", f"{site}/page")],
-         "usage": {"input_tokens": 50, "output_tokens": 10}},
-        {"when": {"first_user_text_contains": "Web page content"},
-         "content": [{"type": "text", "text": "Release 2.0 documents the fast path."}],
-         "usage": {"input_tokens": 700, "output_tokens": 12}},
-        {"when": {"first_user_text_contains": "release"}, "content": [{"type": "text", "text": "Done."}],
-         "usage": {"input_tokens": 80, "output_tokens": 2}},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "when": {"first_user_text_contains": "release"},
+                    "content": [fetch_call("toolu_f", f"{site}/page")],
+                    "usage": {"input_tokens": 50, "output_tokens": 10},
+                },
+                {
+                    "when": {"first_user_text_contains": "Web page content"},
+                    "content": [{"type": "text", "text": "Release 2.0 documents the fast path."}],
+                    "usage": {"input_tokens": 700, "output_tokens": 12},
+                },
+                {
+                    "when": {"first_user_text_contains": "release"},
+                    "content": [{"type": "text", "text": "Done."}],
+                    "usage": {"input_tokens": 80, "output_tokens": 2},
+                },
+            ]
+        }
+    )
     engine = make_engine(server, allowed_tools=["WebFetch(domain:127.0.0.1)"])
     messages = await collect(engine, "what is in the release?")
 
@@ -78,25 +96,38 @@ async def test_a_page_is_read_by_the_small_model_and_billed(fake_api, make_engin
     [answer] = results(server.requests[2].body)
     assert answer["content"] == "Release 2.0 documents the fast path."
     result = messages[-1]
-    expected = sum(cost_usd(model, usage) or 0 for model, usage in (
-        ("claude-sonnet-5-5", {"input_tokens": 50, "output_tokens": 10}),
-        ("claude-haiku-5-5", {"input_tokens": 700, "output_tokens": 12}),
-        ("claude-sonnet-5-5", {"input_tokens": 80, "output_tokens": 2})))
+    expected = sum(
+        cost_usd(model, usage) or 0
+        for model, usage in (
+            ("claude-sonnet-5-5", {"input_tokens": 50, "output_tokens": 10}),
+            ("claude-haiku-5-5", {"input_tokens": 700, "output_tokens": 12}),
+            ("claude-sonnet-5-5", {"input_tokens": 80, "output_tokens": 2}),
+        )
+    )
     assert result["total_cost_usd"] == pytest.approx(expected)
 
 
 async def test_domain_rules_redirects_and_errors(fake_api, make_engine, site: str):
     port = site.rsplit(":", 1)[1]
-    server = fake_api({"turns": [
-        {"content": [fetch_call("toolu_other", f"http://localhost:{port}/page"),
-                     fetch_call("toolu_moved", f"{site}/moved"), fetch_call("toolu_404", f"{site}/missing"),
-                     fetch_call("toolu_ftp", "ftp://127.0.0.1/x")]},
-        {"content": [{"type": "text", "text": "ok"}]},
-    ]})
+    server = fake_api(
+        {
+            "turns": [
+                {
+                    "content": [
+                        fetch_call("toolu_other", f"http://localhost:{port}/page"),
+                        fetch_call("toolu_moved", f"{site}/moved"),
+                        fetch_call("toolu_404", f"{site}/missing"),
+                        fetch_call("toolu_ftp", "ftp://127.0.0.1/x"),
+                    ]
+                },
+                {"content": [{"type": "text", "text": "ok"}]},
+            ]
+        }
+    )
     engine = make_engine(server, allowed_tools=["WebFetch(domain:127.0.0.1)"])
     messages = await collect(engine, "fetch them")
     other, moved, missing, ftp = results(server.requests[1].body)
-    assert other["is_error"] and 'WebFetch(domain:localhost)' in other["content"]
+    assert other["is_error"] and "WebFetch(domain:localhost)" in other["content"]
     assert moved["content"].startswith("REDIRECT DETECTED")
     assert f"Redirect URL: http://localhost:{port}/page" in moved["content"]
     assert missing["is_error"] and "HTTP 404" in missing["content"]
@@ -104,16 +135,26 @@ async def test_domain_rules_redirects_and_errors(fake_api, make_engine, site: st
     assert [d["tool_use_id"] for d in messages[-1]["permission_denials"]] == ["toolu_other"]
 
 
-SEARCH_RESULTS = [{"type": "web_search_result", "url": "https://example.com/release", "title": "Release notes",
-                   "encrypted_content": "abc123", "page_age": "1 day"}]
+SEARCH_RESULTS = [
+    {
+        "type": "web_search_result",
+        "url": "https://example.com/release",
+        "title": "Release notes",
+        "encrypted_content": "abc123",
+        "page_age": "1 day",
+    }
+]
 
 
 def search_turn() -> dict[str, Any]:
-    return {"content": [
-        {"type": "server_tool_use", "id": "srvtoolu_1", "input": {"query": "agentcli release"}},
-        {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": SEARCH_RESULTS},
-        {"type": "text", "text": "The release came out yesterday."}],
-        "usage": {"input_tokens": 1000, "output_tokens": 50, "web_search_requests": 1}}
+    return {
+        "content": [
+            {"type": "server_tool_use", "id": "srvtoolu_1", "input": {"query": "agentcli release"}},
+            {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": SEARCH_RESULTS},
+            {"type": "text", "text": "The release came out yesterday."},
+        ],
+        "usage": {"input_tokens": 1000, "output_tokens": 50, "web_search_requests": 1},
+    }
 
 
 async def test_server_web_search_passes_through_and_is_priced(fake_api, make_engine):
@@ -128,8 +169,9 @@ async def test_server_web_search_passes_through_and_is_priced(fake_api, make_eng
     assert kept[1]["content"] == SEARCH_RESULTS
     result = messages[-1]
     assert result["result"] == "The release came out yesterday."
-    assert result["total_cost_usd"] == pytest.approx(0.01 + cost_usd("claude-sonnet-5-5",
-                                                                    {"input_tokens": 1000, "output_tokens": 50}))
+    assert result["total_cost_usd"] == pytest.approx(
+        0.01 + cost_usd("claude-sonnet-5-5", {"input_tokens": 1000, "output_tokens": 50})
+    )
     assert result["modelUsage"]["claude-sonnet-5-5"]["webSearchRequests"] == 1
 
 

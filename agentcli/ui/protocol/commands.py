@@ -30,8 +30,10 @@ def registry(face: ProtocolFace) -> CommandRegistry:
 
 def descriptions(face: ProtocolFace) -> list[dict[str, str]]:
     """For the ``initialize`` answer: the commands a driving program may send."""
-    return [{"name": command.name, "description": command.description, "argumentHint": command.argument_hint}
-            for command in registry(face).commands(FACE_NAME)]
+    return [
+        {"name": command.name, "description": command.description, "argumentHint": command.argument_hint}
+        for command in registry(face).commands(FACE_NAME)
+    ]
 
 
 class StreamCommandFace(CommandFace):
@@ -65,8 +67,14 @@ class StreamCommandFace(CommandFace):
 
     async def new_session(self) -> None:
         old_session = await self.face.reset()
-        self.face.emit({"type": "conversation_reset", "new_conversation_id": str(uuid.uuid4()),
-                        "uuid": str(uuid.uuid4()), "session_id": old_session})
+        self.face.emit(
+            {
+                "type": "conversation_reset",
+                "new_conversation_id": str(uuid.uuid4()),
+                "uuid": str(uuid.uuid4()),
+                "session_id": old_session,
+            }
+        )
 
 
 async def run(face: ProtocolFace, frame: UserFrame) -> bool:
@@ -87,8 +95,15 @@ async def run(face: ProtocolFace, frame: UserFrame) -> bool:
 def _local_result(session_id: str, started: float, text: str, failed: bool) -> Message:
     """The result of a command that ran here without asking the model."""
     result = sdk.result_message(
-        subtype="error_during_execution" if failed else "success", turns=0, duration_s=time.monotonic() - started,
-        api_time_s=0.0, text=text, stop_reason=None, errors=[text] if failed else [], usage=UsageTracker(),
-        permission_denials=[], terminal_reason="completed",
+        subtype="error_during_execution" if failed else "success",
+        turns=0,
+        duration_s=time.monotonic() - started,
+        api_time_s=0.0,
+        text=text,
+        stop_reason=None,
+        errors=[text] if failed else [],
+        usage=UsageTracker(),
+        permission_denials=[],
+        terminal_reason="completed",
     )
     return {**result, "session_id": session_id, "uuid": str(uuid.uuid4())}

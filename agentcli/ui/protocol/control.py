@@ -14,6 +14,7 @@ from agentcli.ui.protocol.host import host_hooks
 if TYPE_CHECKING:
     from agentcli.ui.protocol.session import ProtocolFace
 
+
 class UnsupportedRequest(Exception):
     pass
 
@@ -95,8 +96,14 @@ def context_usage(face: ProtocolFace) -> dict[str, Any]:
         {"name": "Free space", "tokens": max(window - total, 0), "color": "promptBorder"},
     ]
     return {
-        "categories": categories, "totalTokens": total, "maxTokens": window, "rawMaxTokens": window,
-        "percentage": round(100 * total / window, 2), "model": config.model,
+        "categories": categories,
+        "totalTokens": total,
+        "maxTokens": window,
+        "rawMaxTokens": window,
+        "percentage": round(100 * total / window, 2),
+        "model": config.model,
         "isAutoCompactEnabled": getattr(config, "compactor", None) is not None,
-        "memoryFiles": [], "mcpTools": [], "agents": [],
+        "memoryFiles": [],
+        "mcpTools": [],
+        "agents": [],
     }

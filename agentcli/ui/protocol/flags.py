@@ -30,24 +30,50 @@ def whole_number(minimum: int) -> Callable[[str], int]:
 def add_host_flags(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("programs driving agentcli (stream-json input, the Agent SDK)")
     add = group.add_argument
-    add("--input-format", choices=["text", "stream-json"], default="text",
+    add(
+        "--input-format",
+        choices=["text", "stream-json"],
+        default="text",
         help="with -p: the prompt as text (default), or NDJSON user messages and control requests on stdin "
-             "(needs --output-format stream-json); many turns in one process")
-    add("--replay-user-messages", action="store_true",
-        help="with stream-json input: echo each user message back on stdout once it is taken")
-    add("--permission-prompt-tool", metavar="NAME",
-        help="stdio: ask the driving program (control request can_use_tool) about calls the rules leave open")
-    add("--json-schema", metavar="SCHEMA",
-        help="JSON Schema the final answer must match; the result carries it as structured_output")
+        "(needs --output-format stream-json); many turns in one process",
+    )
+    add(
+        "--replay-user-messages",
+        action="store_true",
+        help="with stream-json input: echo each user message back on stdout once it is taken",
+    )
+    add(
+        "--permission-prompt-tool",
+        metavar="NAME",
+        help="stdio: ask the driving program (control request can_use_tool) about calls the rules leave open",
+    )
+    add(
+        "--json-schema",
+        metavar="SCHEMA",
+        help="JSON Schema the final answer must match; the result carries it as structured_output",
+    )
     add("--system-prompt-file", metavar="FILE", help="replace the default system prompt with this file's text")
-    add("--tools", metavar="LIST",
-        help='the built-in tools to offer: "default" for all, "" for none, or names like "Read,Grep"')
-    add("--max-thinking-tokens", type=whole_number(0), metavar="N",
-        help="extended thinking with a budget of N tokens (0 turns it off); also $MAX_THINKING_TOKENS")
-    add("--thinking", choices=["enabled", "adaptive", "disabled"],
-        help="extended thinking: enabled (with --max-thinking-tokens or a default budget), adaptive, or disabled")
-    add("--include-hook-events", action="store_true",
-        help="with stream-json: print hook_started and hook_response messages for every hook run")
+    add(
+        "--tools",
+        metavar="LIST",
+        help='the built-in tools to offer: "default" for all, "" for none, or names like "Read,Grep"',
+    )
+    add(
+        "--max-thinking-tokens",
+        type=whole_number(0),
+        metavar="N",
+        help="extended thinking with a budget of N tokens (0 turns it off); also $MAX_THINKING_TOKENS",
+    )
+    add(
+        "--thinking",
+        choices=["enabled", "adaptive", "disabled"],
+        help="extended thinking: enabled (with --max-thinking-tokens or a default budget), adaptive, or disabled",
+    )
+    add(
+        "--include-hook-events",
+        action="store_true",
+        help="with stream-json: print hook_started and hook_response messages for every hook run",
+    )
     add("--debug", nargs="?", const="all", metavar="FILTER", help="show notes and diagnostics on stderr")
     add("--debug-to-stderr", action="store_true", help=argparse.SUPPRESS)
     # Accepted so that hosts can start agentcli; see :func:`accepted_only_notes` for what each one does here.

@@ -83,8 +83,10 @@ def parse_frame(line: str) -> InputFrame:
 
 
 def control_success(request_id: str, response: Message | None = None) -> Message:
-    return {"type": "control_response",
-            "response": {"subtype": "success", "request_id": request_id, "response": response or {}}}
+    return {
+        "type": "control_response",
+        "response": {"subtype": "success", "request_id": request_id, "response": response or {}},
+    }
 
 
 def control_error(request_id: str, error: str) -> Message:

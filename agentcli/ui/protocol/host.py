@@ -24,8 +24,11 @@ def suggestion_updates(suggestions: tuple[str, ...]) -> list[dict[str, Any]]:
             rule = parse_rule(text, "allow", "session")
         except InvalidRule:
             continue
-        rules.append({"toolName": rule.tool, "ruleContent": rule.specifier} if rule.specifier is not None
-                     else {"toolName": rule.tool})
+        rules.append(
+            {"toolName": rule.tool, "ruleContent": rule.specifier}
+            if rule.specifier is not None
+            else {"toolName": rule.tool}
+        )
     return [{"type": "addRules", "rules": rules, "behavior": "allow", "destination": "session"}] if rules else []
 
 
@@ -53,8 +56,13 @@ def apply_updates(policy: PermissionPolicy | None, updates: Any) -> None:
 class HostPermissions:
     """An ``AskUser`` that puts the question to the driving program (``--permission-prompt-tool stdio``)."""
 
-    def __init__(self, channel: Channel, policy: Callable[[], PermissionPolicy | None],
-                 interrupt: Callable[[], None], questions: Callable[[], Path | None]) -> None:
+    def __init__(
+        self,
+        channel: Channel,
+        policy: Callable[[], PermissionPolicy | None],
+        interrupt: Callable[[], None],
+        questions: Callable[[], Path | None],
+    ) -> None:
         self.channel = channel
         self.policy = policy
         self.interrupt = interrupt
@@ -70,8 +78,11 @@ class HostPermissions:
             if self.channel.closed:
                 # The program went away mid-question: stop here and keep the question for the next start.
                 self.interrupt()
-                return PermissionAnswer("deny", "the program driving agentcli went away before answering; the "
-                                                "question will be asked again when the session resumes")
+                return PermissionAnswer(
+                    "deny",
+                    "the program driving agentcli went away before answering; the "
+                    "question will be asked again when the session resumes",
+                )
             drop_question(path)
             return PermissionAnswer("deny", f"the program driving agentcli did not answer ({exc})")
         except BaseException:
@@ -88,15 +99,17 @@ class HostPermissions:
         return PermissionAnswer("deny", str(reply.get("message") or ""))
 
     async def _ask(self, request: PermissionRequest) -> dict[str, Any]:
-        return await self.channel.request({
-            "subtype": "can_use_tool",
-            "tool_name": request.tool_name,
-            "input": request.tool_input,
-            "permission_suggestions": suggestion_updates(request.suggestions) or None,
-            "blocked_path": None,
-            "decision_reason": request.reason,
-            "tool_use_id": request.tool_use_id,
-        })
+        return await self.channel.request(
+            {
+                "subtype": "can_use_tool",
+                "tool_name": request.tool_name,
+                "input": request.tool_input,
+                "permission_suggestions": suggestion_updates(request.suggestions) or None,
+                "blocked_path": None,
+                "decision_reason": request.reason,
+                "tool_use_id": request.tool_use_id,
+            }
+        )
 
 
 def host_hooks(config: Any, channel: Channel) -> tuple[list[ConfiguredHook], list[str]]:
@@ -113,17 +126,28 @@ def host_hooks(config: Any, channel: Channel) -> tuple[list[ConfiguredHook], lis
         for matcher in matchers or []:
             timeout = matcher.get("timeout")
             for callback_id in matcher.get("hookCallbackIds") or []:
-                hooks.append(ConfiguredHook(
-                    event, matcher.get("matcher"), f"sdk callback {callback_id}",
-                    float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else DEFAULT_TIMEOUT_S,
-                    HOST_HOOK_SOURCE, callback=_callback(channel, str(callback_id)),
-                ))
+                hooks.append(
+                    ConfiguredHook(
+                        event,
+                        matcher.get("matcher"),
+                        f"sdk callback {callback_id}",
+                        float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else DEFAULT_TIMEOUT_S,
+                        HOST_HOOK_SOURCE,
+                        callback=_callback(channel, str(callback_id)),
+                    )
+                )
     return hooks, notes
 
 
 def _callback(channel: Channel, callback_id: str) -> Callable[[dict[str, Any]], Any]:
     async def call(payload: dict[str, Any]) -> dict[str, Any]:
-        return await channel.request({"subtype": "hook_callback", "callback_id": callback_id, "input": payload,
-                                      "tool_use_id": payload.get("tool_use_id")})
+        return await channel.request(
+            {
+                "subtype": "hook_callback",
+                "callback_id": callback_id,
+                "input": payload,
+                "tool_use_id": payload.get("tool_use_id"),
+            }
+        )
 
     return call

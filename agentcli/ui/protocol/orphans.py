@@ -31,8 +31,12 @@ def question_path(session: Any) -> Path | None:
 def save_question(path: Path | None, request: PermissionRequest) -> None:
     if path is None:
         return
-    record = {"tool_name": request.tool_name, "tool_input": request.tool_input, "tool_use_id": request.tool_use_id,
-              "reason": request.reason}
+    record = {
+        "tool_name": request.tool_name,
+        "tool_input": request.tool_input,
+        "tool_use_id": request.tool_use_id,
+        "reason": request.reason,
+    }
     with contextlib.suppress(OSError):
         atomic_write_text(path, json.dumps(record, ensure_ascii=False), private=True)
 

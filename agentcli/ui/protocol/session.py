@@ -36,9 +36,18 @@ EXIT_BROKEN_PIPE = 141
 
 
 class ProtocolFace:
-    def __init__(self, options: SessionOptions, credentials: Credentials, *, out: TextIO, err: TextIO,
-                 replay: bool = False, host_permissions: bool = False, verbose: bool = False,
-                 hook_events: bool = False) -> None:
+    def __init__(
+        self,
+        options: SessionOptions,
+        credentials: Credentials,
+        *,
+        out: TextIO,
+        err: TextIO,
+        replay: bool = False,
+        host_permissions: bool = False,
+        verbose: bool = False,
+        hook_events: bool = False,
+    ) -> None:
         self.options = options
         self.credentials = credentials
         self.channel = Channel(out)
@@ -55,8 +64,9 @@ class ProtocolFace:
         self.last_failed = False
         self._orphan: dict[str, Any] | None = None
         if host_permissions:
-            options.ask_permission = HostPermissions(self.channel, self._policy, self.interrupt,
-                                                     lambda: question_path(self.options.session))
+            options.ask_permission = HostPermissions(
+                self.channel, self._policy, self.interrupt, lambda: question_path(self.options.session)
+            )
             session = options.session
             if session is not None and session.resumed_from == session.session_id:
                 self._orphan = take_question(question_path(session))
@@ -117,16 +127,30 @@ class ProtocolFace:
     def _hook_event(self, event: str, hook: Any, result: Any) -> None:
         """``--include-hook-events``: a ``hook_started`` and a ``hook_response`` line for every hook run."""
         key = (event, hook.command)
-        frame: Message = {"type": "system", "hook_name": f"{event}:{hook.command}", "hook_event": event,
-                          "session_id": self._engine.session_id if self._engine else "", "uuid": str(uuid.uuid4())}
+        frame: Message = {
+            "type": "system",
+            "hook_name": f"{event}:{hook.command}",
+            "hook_event": event,
+            "session_id": self._engine.session_id if self._engine else "",
+            "uuid": str(uuid.uuid4()),
+        }
         if result is None:
             self._hook_ids[key] = frame["hook_id"] = str(uuid.uuid4())
             self.emit({**frame, "subtype": "hook_started"})
             return
         failed = result.error is not None or result.timed_out
-        self.emit({**frame, "subtype": "hook_response", "hook_id": self._hook_ids.pop(key, str(uuid.uuid4())),
-                   "output": result.stdout, "stdout": result.stdout, "stderr": result.stderr,
-                   "exit_code": result.exit_code, "outcome": "error" if failed else "success"})
+        self.emit(
+            {
+                **frame,
+                "subtype": "hook_response",
+                "hook_id": self._hook_ids.pop(key, str(uuid.uuid4())),
+                "output": result.stdout,
+                "stdout": result.stdout,
+                "stderr": result.stderr,
+                "exit_code": result.exit_code,
+                "outcome": "error" if failed else "success",
+            }
+        )
 
     def emit(self, message: Message, frame: UserFrame | None = None) -> None:
         if message.get("type") == "result":
@@ -200,9 +224,16 @@ class ProtocolFace:
         if self._orphan is not None:
             content = await self._answer_orphan(engine, content)
         if self.replay:
-            self.emit({"type": "user", "message": frame.message.model_dump(), "session_id": engine.session_id,
-                       "parent_tool_use_id": frame.parent_tool_use_id, "uuid": frame.uuid or str(uuid.uuid4()),
-                       "isReplay": True})
+            self.emit(
+                {
+                    "type": "user",
+                    "message": frame.message.model_dump(),
+                    "session_id": engine.session_id,
+                    "parent_tool_use_id": frame.parent_tool_use_id,
+                    "uuid": frame.uuid or str(uuid.uuid4()),
+                    "isReplay": True,
+                }
+            )
         self._turn_running = True
         try:
             async with contextlib.aclosing(engine.submit_message(content)) as messages:
@@ -216,18 +247,42 @@ class ProtocolFace:
         record, self._orphan = self._orphan, None
         assert record is not None
         decision, note = await answer_orphan(engine, record)
-        self.emit({"type": "system", "subtype": "orphaned_permission", "tool_use_id": record.get("tool_use_id"),
-                   "tool_name": record.get("tool_name"), "decision": decision, "message": note,
-                   "session_id": engine.session_id, "uuid": str(uuid.uuid4())})
+        self.emit(
+            {
+                "type": "system",
+                "subtype": "orphaned_permission",
+                "tool_use_id": record.get("tool_use_id"),
+                "tool_name": record.get("tool_name"),
+                "decision": decision,
+                "message": note,
+                "session_id": engine.session_id,
+                "uuid": str(uuid.uuid4()),
+            }
+        )
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
         return [{"type": "text", "text": f"<system-reminder>\n{note}\n</system-reminder>"}, *blocks]
 
 
-def run_protocol(options: SessionOptions, credentials: Credentials, *, replay: bool, host_permissions: bool,
-                 verbose: bool, hook_events: bool) -> int:
+def run_protocol(
+    options: SessionOptions,
+    credentials: Credentials,
+    *,
+    replay: bool,
+    host_permissions: bool,
+    verbose: bool,
+    hook_events: bool,
+) -> int:
     """Serve stdin until it ends; the exit status is 1 when the last turn failed."""
-    face = ProtocolFace(options, credentials, out=sys.stdout, err=sys.stderr, replay=replay,
-                       host_permissions=host_permissions, verbose=verbose, hook_events=hook_events)
+    face = ProtocolFace(
+        options,
+        credentials,
+        out=sys.stdout,
+        err=sys.stderr,
+        replay=replay,
+        host_permissions=host_permissions,
+        verbose=verbose,
+        hook_events=hook_events,
+    )
 
     async def main() -> int:
         ended_by: list[int] = []

@@ -49,9 +49,17 @@ CLOSE_TIMEOUT_S = 5
 class Repl:
     """One inline session: the prompt, the engine, and the view that prints what it does."""
 
-    def __init__(self, setup: SessionSetup, *, console: Console | None = None, input: Input | None = None,
-                 output: Output | None = None, history: PromptHistory | None = None,
-                 handle_signals: bool = False, first_prompt: str | None = None) -> None:
+    def __init__(
+        self,
+        setup: SessionSetup,
+        *,
+        console: Console | None = None,
+        input: Input | None = None,
+        output: Output | None = None,
+        history: PromptHistory | None = None,
+        handle_signals: bool = False,
+        first_prompt: str | None = None,
+    ) -> None:
         self.setup = setup
         self.first_prompt = first_prompt
         self.cwd = setup.cwd
@@ -61,8 +69,9 @@ class Repl:
         self.history = history or PromptHistory(None)
         self.handle_signals = handle_signals
         self.view = TurnView(self.console, self.cwd)
-        self.session = make_prompt_session(self.history, input=self.input, output=self.output,
-                                           engine=lambda: self.engine)
+        self.session = make_prompt_session(
+            self.history, input=self.input, output=self.output, engine=lambda: self.engine
+        )
         self.engine: Any = None
         self.busy = False
         self.prompting = False
@@ -111,8 +120,7 @@ class Repl:
             if setup.pick_resume:
                 await self._pick_session()
             hooks = await asyncio.to_thread(setup.untrusted_project_hooks)
-            if hooks and await questions.ask_trust(self.console, self.cwd, hooks, input=self.input,
-                                                   output=self.output):
+            if hooks and await questions.ask_trust(self.console, self.cwd, hooks, input=self.input, output=self.output):
                 from agentcli.config.trust import trust
 
                 setup.options.trust_project = True
@@ -124,8 +132,9 @@ class Repl:
             try:
                 self.engine = await asyncio.to_thread(setup.build)
             except StartupError as busy:
-                if not busy.can_fork or not await questions.ask_fork(self.console, str(busy), input=self.input,
-                                                                     output=self.output):
+                if not busy.can_fork or not await questions.ask_fork(
+                    self.console, str(busy), input=self.input, output=self.output
+                ):
                     raise
                 setup.fork_instead()
                 self.engine = await asyncio.to_thread(setup.build)
@@ -145,8 +154,9 @@ class Repl:
         finally:
             await self._close("prompt_input_exit")
         if self.resume_ids:
-            self.console.print(Text.assemble("Resume this session with:\n  ",
-                                             (f"agentcli --resume {self.resume_ids[-1]}", "bold")))
+            self.console.print(
+                Text.assemble("Resume this session with:\n  ", (f"agentcli --resume {self.resume_ids[-1]}", "bold"))
+            )
         return EXIT_OK
 
     def _started(self) -> None:
@@ -154,8 +164,9 @@ class Repl:
         session = self.setup.options.session
         for warning in [*getattr(session, "warnings", []), *self.setup.options.notices]:
             self.view.warning(str(warning))
-        self.view.print(Text.assemble(("agentcli ", "bold"), (f"{__version__} · {engine.config.model} · "
-                                                               f"{self.cwd}", "dim")))
+        self.view.print(
+            Text.assemble(("agentcli ", "bold"), (f"{__version__} · {engine.config.model} · {self.cwd}", "dim"))
+        )
         self.view.notice("/help for keys and commands · esc interrupts · ctrl+d exits")
         if engine.messages:
             self.view.notice(f"Resumed session {engine.session_id} ({len(engine.messages)} messages)")
@@ -168,18 +179,25 @@ class Repl:
         if engine.messages:
             self.view.replay(engine.messages)
             usage = engine.total_usage
-            self.view.set_session_cost(engine.total_cost_usd, (
-                sum(int(usage.get(key) or 0) for key in (
-                    "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")),
-                int(usage.get("output_tokens") or 0)))
+            self.view.set_session_cost(
+                engine.total_cost_usd,
+                (
+                    sum(
+                        int(usage.get(key) or 0)
+                        for key in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+                    ),
+                    int(usage.get("output_tokens") or 0),
+                ),
+            )
             self._remember_session()
 
     async def _pick_session(self) -> None:
         setup = self.setup
         sessions = await asyncio.to_thread(setup.list_sessions)
         if sessions:
-            setup.options.resume = await questions.pick_session(self.console, sessions, input=self.input,
-                                                                output=self.output)
+            setup.options.resume = await questions.pick_session(
+                self.console, sessions, input=self.input, output=self.output
+            )
         else:
             self.view.notice("No earlier session in this folder; starting a new one.")
         setup.pick_resume = False
@@ -324,13 +342,15 @@ class Repl:
         self.view.pause()
         self.view.tool_header(request.tool_use_id, request.tool_name, request.tool_input)
         if self.engine is not None:
-            self._spawn(self.engine.notify(f"agentcli needs your permission to use {request.tool_name}",
-                                           "Permission needed"))
+            self._spawn(
+                self.engine.notify(f"agentcli needs your permission to use {request.tool_name}", "Permission needed")
+            )
         interrupted = False
         try:
             with self._watcher.suspended() if self._watcher is not None else contextlib.nullcontext():
-                answer = await questions.ask_permission(self.console, request, cwd=self.cwd, input=self.input,
-                                                        output=self.output)
+                answer = await questions.ask_permission(
+                    self.console, request, cwd=self.cwd, input=self.input, output=self.output
+                )
         except KeyboardInterrupt:
             answer, interrupted = PermissionAnswer("deny", ""), True
         finally:
@@ -351,8 +371,12 @@ def run_repl(args: Any) -> int:
 
     cwd = Path.cwd()
     setup = SessionSetup(cwd, session_values(args), demo=bool(args.demo), pick_resume=args.resume == "")
-    repl = Repl(setup, history=PromptHistory(default_history_path(), cwd), handle_signals=True,
-                first_prompt=getattr(args, "prompt", None))
+    repl = Repl(
+        setup,
+        history=PromptHistory(default_history_path(), cwd),
+        handle_signals=True,
+        first_prompt=getattr(args, "prompt", None),
+    )
     try:
         code = asyncio.run(repl.run())
     except KeyboardInterrupt:

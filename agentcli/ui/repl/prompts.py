@@ -27,11 +27,14 @@ from agentcli.ui.history import PromptHistory
 ESCAPE_FLUSH_S = 0.05
 """How long a lone Esc byte waits for the rest of an escape sequence before it counts as the Esc key."""
 STYLE = Style.from_dict({"prompt": "bold ansicyan", "placeholder": "#808080", "question": "bold"})
-KEYS_HELP = ("Enter send · alt+enter / ctrl+j new line · ↑↓ history · ctrl+r search history · / commands\n"
-             "esc or ctrl+c interrupt the agent · ctrl+c clear the prompt · ctrl+d exit")
+KEYS_HELP = (
+    "Enter send · alt+enter / ctrl+j new line · ↑↓ history · ctrl+r search history · / commands\n"
+    "esc or ctrl+c interrupt the agent · ctrl+c clear the prompt · ctrl+d exit"
+)
 PLACEHOLDER = "Ask agentcli… (/ for commands · alt+enter or ctrl+j for a new line)"
-_IGNORED_KEYS = frozenset({Keys.CPRResponse, Keys.Vt100MouseEvent, Keys.WindowsMouseEvent, Keys.ScrollUp,
-                           Keys.ScrollDown, Keys.Ignore})
+_IGNORED_KEYS = frozenset(
+    {Keys.CPRResponse, Keys.Vt100MouseEvent, Keys.WindowsMouseEvent, Keys.ScrollUp, Keys.ScrollDown, Keys.Ignore}
+)
 
 
 class SharedHistory(History):
@@ -97,19 +100,33 @@ def _placeholder() -> FormattedText:
     return FormattedText([] if get_app().is_done else [("class:placeholder", PLACEHOLDER)])
 
 
-def make_prompt_session(history: PromptHistory, *, input: Input | None = None, output: Output | None = None,
-                        engine: Callable[[], Any] = lambda: None) -> PromptSession[str]:
+def make_prompt_session(
+    history: PromptHistory,
+    *,
+    input: Input | None = None,
+    output: Output | None = None,
+    engine: Callable[[], Any] = lambda: None,
+) -> PromptSession[str]:
     """The main prompt: Enter sends, alt+enter / ctrl+j add a line, ↑↓ and ctrl+r search the shared history."""
     return PromptSession(
-        FormattedText([("class:prompt", "❯ ")]), multiline=True, key_bindings=_prompt_bindings(),
-        history=SharedHistory(history), completer=SlashCompleter(engine), complete_while_typing=True,
-        prompt_continuation="  ", placeholder=_placeholder, style=STYLE,
-        reserve_space_for_menu=8, input=input, output=output,
+        FormattedText([("class:prompt", "❯ ")]),
+        multiline=True,
+        key_bindings=_prompt_bindings(),
+        history=SharedHistory(history),
+        completer=SlashCompleter(engine),
+        complete_while_typing=True,
+        prompt_continuation="  ",
+        placeholder=_placeholder,
+        style=STYLE,
+        reserve_space_for_menu=8,
+        input=input,
+        output=output,
     )
 
 
-async def ask_key(message: str, answers: Mapping[str, str], *, input: Input | None = None,
-                  output: Output | None = None) -> str | None:
+async def ask_key(
+    message: str, answers: Mapping[str, str], *, input: Input | None = None, output: Output | None = None
+) -> str | None:
     """Wait for one of ``answers``' keys and return its value; Esc returns None, ctrl+c raises KeyboardInterrupt.
 
     Other keys do nothing, so a stray Enter or letter never picks an answer the user did not mean."""
@@ -132,8 +149,13 @@ async def ask_key(message: str, answers: Mapping[str, str], *, input: Input | No
         event.app.exit(exception=KeyboardInterrupt())
 
     session: PromptSession[str | None] = PromptSession(
-        FormattedText([("class:question", message)]), key_bindings=bindings, style=STYLE, erase_when_done=True,
-        input=input, output=output)
+        FormattedText([("class:question", message)]),
+        key_bindings=bindings,
+        style=STYLE,
+        erase_when_done=True,
+        input=input,
+        output=output,
+    )
     return await session.prompt_async()
 
 
@@ -158,8 +180,8 @@ async def ask_line(message: str, *, input: Input | None = None, output: Output |
         event.app.exit(exception=KeyboardInterrupt())
 
     session: PromptSession[str | None] = PromptSession(
-        FormattedText([("class:question", message)]), key_bindings=bindings, style=STYLE, input=input,
-        output=output)
+        FormattedText([("class:question", message)]), key_bindings=bindings, style=STYLE, input=input, output=output
+    )
     return await session.prompt_async()
 
 

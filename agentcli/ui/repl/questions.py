@@ -25,29 +25,53 @@ MAX_PREVIEW_LINES = 40
 PROMPT_CHARS = 70
 
 
-async def ask_permission(console: Console, request: PermissionRequest, *, cwd: Path | None = None,
-                         input: Input | None = None, output: Output | None = None) -> PermissionAnswer:
+async def ask_permission(
+    console: Console,
+    request: PermissionRequest,
+    *,
+    cwd: Path | None = None,
+    input: Input | None = None,
+    output: Output | None = None,
+) -> PermissionAnswer:
     """Allow once, allow for this session, or deny with a reason the model reads. Esc denies without one;
     ctrl+c raises KeyboardInterrupt (the caller denies and interrupts the turn)."""
     name = request.tool_name
     always = ", ".join(request.suggestions) if request.suggestions else name
-    console.print(Text.assemble(("  Allow ", "bold"), (name, "bold cyan"),
-                                (f"({key_input(name, request.tool_input, cwd)})?", "bold")))
+    console.print(
+        Text.assemble(
+            ("  Allow ", "bold"), (name, "bold cyan"), (f"({key_input(name, request.tool_input, cwd)})?", "bold")
+        )
+    )
     console.print(Text(f"  {request.reason}", style="dim"))
     preview = call_preview(name, request.tool_input, cwd)
     detail = preview.lines
     if preview.kind != "command" and len(detail) > MAX_PREVIEW_LINES:
         detail = [*detail[:MAX_PREVIEW_LINES], f"… {len(detail) - MAX_PREVIEW_LINES} more lines"]
     for line in detail:
-        style = "green" if preview.kind == "diff" and line.startswith("+") else \
-            "red" if preview.kind == "diff" and line.startswith("-") else "" if preview.kind == "command" else "dim"
+        style = (
+            "green"
+            if preview.kind == "diff" and line.startswith("+")
+            else "red"
+            if preview.kind == "diff" and line.startswith("-")
+            else ""
+            if preview.kind == "command"
+            else "dim"
+        )
         # A command is shown whole, wrapped: what is approved must be readable to its end.
         console.print(Text(f"    {line}", style=style), no_wrap=preview.kind != "command", overflow="ellipsis")
-    console.print(Text("  1. Yes, allow once\n"
-                       f"  2. Yes, and allow {always} for this session\n"
-                       "  3. No, and tell agentcli what to do instead (esc: just no)"))
-    choice = await ask_key("  1/2/3 › ", {"1": "allow_once", "y": "allow_once", "2": "allow_session",
-                                          "3": "deny", "n": "deny"}, input=input, output=output)
+    console.print(
+        Text(
+            "  1. Yes, allow once\n"
+            f"  2. Yes, and allow {always} for this session\n"
+            "  3. No, and tell agentcli what to do instead (esc: just no)"
+        )
+    )
+    choice = await ask_key(
+        "  1/2/3 › ",
+        {"1": "allow_once", "y": "allow_once", "2": "allow_session", "3": "deny", "n": "deny"},
+        input=input,
+        output=output,
+    )
     if choice == "allow_once":
         console.print(Text("  ⎿  Allowed once", style="dim"))
         return PermissionAnswer("allow_once")
@@ -62,33 +86,35 @@ async def ask_permission(console: Console, request: PermissionRequest, *, cwd: P
     return PermissionAnswer("deny", reason)
 
 
-async def ask_trust(console: Console, folder: Path, hook_count: int, *, input: Input | None = None,
-                    output: Output | None = None) -> bool:
+async def ask_trust(
+    console: Console, folder: Path, hook_count: int, *, input: Input | None = None, output: Output | None = None
+) -> bool:
     """Project hooks run commands from the repository, so they need the user's word first."""
     console.print(Text("Do you trust this folder?", style="bold yellow"))
-    console.print(Text(f"{folder} has {hook_count} hook(s) in .agentcli/settings.json. Hooks run shell commands "
-                       "automatically while agentcli works. Only trust folders whose settings you have read."))
-    console.print(Text("  1. Yes, trust this folder and run its hooks\n"
-                       "  2. No, continue without the project's hooks"))
+    console.print(
+        Text(
+            f"{folder} has {hook_count} hook(s) in .agentcli/settings.json. Hooks run shell commands "
+            "automatically while agentcli works. Only trust folders whose settings you have read."
+        )
+    )
+    console.print(Text("  1. Yes, trust this folder and run its hooks\n  2. No, continue without the project's hooks"))
     try:
-        choice = await ask_key("  1/2 › ", {"1": "yes", "y": "yes", "2": "no", "n": "no"}, input=input,
-                               output=output)
+        choice = await ask_key("  1/2 › ", {"1": "yes", "y": "yes", "2": "no", "n": "no"}, input=input, output=output)
     except KeyboardInterrupt:
         choice = None
     trusted = choice == "yes"
-    console.print(Text("  ⎿  Trusted; its hooks will run" if trusted else "  ⎿  Not trusted; its hooks won't run",
-                       style="dim"))
+    console.print(
+        Text("  ⎿  Trusted; its hooks will run" if trusted else "  ⎿  Not trusted; its hooks won't run", style="dim")
+    )
     return trusted
 
 
-async def ask_fork(console: Console, reason: str, *, input: Input | None = None,
-                   output: Output | None = None) -> bool:
+async def ask_fork(console: Console, reason: str, *, input: Input | None = None, output: Output | None = None) -> bool:
     """The session is open in another agentcli: go on in a copy of it instead?"""
     console.print(Text(reason, style="yellow"))
     console.print(Text("  1. Fork it: go on in a new session that starts with its history\n  2. Don't start"))
     try:
-        choice = await ask_key("  1/2 › ", {"1": "yes", "y": "yes", "2": "no", "n": "no"}, input=input,
-                               output=output)
+        choice = await ask_key("  1/2 › ", {"1": "yes", "y": "yes", "2": "no", "n": "no"}, input=input, output=output)
     except KeyboardInterrupt:
         choice = None
     return choice == "yes"
@@ -110,13 +136,17 @@ def session_lines(sessions: list[Any], now: float | None = None) -> list[Text]:
     for number, info in enumerate(sessions, 1):
         prompt = one_line(info.first_prompt or "(no prompt)", PROMPT_CHARS)
         extra = f" · {info.message_count} messages" + (f" · {info.git_branch}" if info.git_branch else "")
-        lines.append(Text.assemble(f"  {number:>{width}}. ", (f"{age(now - info.last_activity):>8}  ", "dim"),
-                                   prompt, (extra, "dim")))
+        lines.append(
+            Text.assemble(
+                f"  {number:>{width}}. ", (f"{age(now - info.last_activity):>8}  ", "dim"), prompt, (extra, "dim")
+            )
+        )
     return lines
 
 
-async def pick_session(console: Console, sessions: list[Any], *, input: Input | None = None,
-                       output: Output | None = None) -> str | None:
+async def pick_session(
+    console: Console, sessions: list[Any], *, input: Input | None = None, output: Output | None = None
+) -> str | None:
     """``--resume`` without an ID: a numbered menu. Returns the chosen session ID, or None for a new session."""
     console.print(Text("Resume a session", style="bold"))
     for line in session_lines(sessions):
@@ -139,5 +169,6 @@ async def pick_session(console: Console, sessions: list[Any], *, input: Input | 
         if len(matches) == 1:
             console.print(Text(f"  ⎿  Resuming {matches[0].session_id}", style="dim"))
             return str(matches[0].session_id)
-        console.print(Text(f"  Type a number from 1 to {len(sessions)}, or press Enter for a new session.",
-                           style="yellow"))
+        console.print(
+            Text(f"  Type a number from 1 to {len(sessions)}, or press Enter for a new session.", style="yellow")
+        )

@@ -122,12 +122,20 @@ class _Frame:
         yield SegmentLines(self.lines, new_lines=True)
 
 
-def make_console(file: IO[str] | None = None, *, width: int | None = None, height: int | None = None,
-                 terminal: bool | None = None) -> Console:
+def make_console(
+    file: IO[str] | None = None, *, width: int | None = None, height: int | None = None, terminal: bool | None = None
+) -> Console:
     """The console the REPL prints with (the terminal, or ``file`` without colours): no guessing at highlights or
     emoji codes in what the model wrote."""
-    return Console(file=file, width=width, height=height, force_terminal=terminal, highlight=False, emoji=False,
-                   color_system="auto" if file is None else None)
+    return Console(
+        file=file,
+        width=width,
+        height=height,
+        force_terminal=terminal,
+        highlight=False,
+        emoji=False,
+        color_system="auto" if file is None else None,
+    )
 
 
 def one_line(text: str, limit: int) -> str:
@@ -211,8 +219,15 @@ class TurnView(MessageReader):
     def _start_live(self) -> None:
         if self._live is None and not self._paused:
             self._frame_key = None
-            self._live = Live(self._render_frame(), console=self.console, auto_refresh=False, transient=True,
-                              redirect_stdout=False, redirect_stderr=False, vertical_overflow="crop")
+            self._live = Live(
+                self._render_frame(),
+                console=self.console,
+                auto_refresh=False,
+                transient=True,
+                redirect_stdout=False,
+                redirect_stderr=False,
+                vertical_overflow="crop",
+            )
             self._live.start(refresh=True)
 
     def _stop_live(self) -> None:
@@ -244,19 +259,24 @@ class TurnView(MessageReader):
             if tool.running_since is not None and not tool.done:
                 label = f"  ⎿  Running {tool.name}… {format_elapsed(now - tool.running_since)}"
                 status.append(Text(label, style="dim"))
-                status += [Text.from_ansi(f"     {line}", style="dim") for line in
-                           tail_lines(tool.output, OUTPUT_TAIL_LINES)]
+                status += [
+                    Text.from_ansi(f"     {line}", style="dim") for line in tail_lines(tool.output, OUTPUT_TAIL_LINES)
+                ]
         frame = SPINNER[int(now / FRAME_S) % len(SPINNER)]
         note = f" · {self.retry_note}" if self.retry_note else ""
-        status.append(Text.assemble((f"{frame} ", "cyan"), (f"Working… {format_elapsed(now - self._turn_started)}"
-                                                            f"{note} · esc to interrupt", "dim")))
+        status.append(
+            Text.assemble(
+                (f"{frame} ", "cyan"),
+                (f"Working… {format_elapsed(now - self._turn_started)}{note} · esc to interrupt", "dim"),
+            )
+        )
         options = self.console.options.update(no_wrap=True, overflow="ellipsis")
         status_lines: list[list[Segment]] = []
         for item in status:
             status_lines += self.console.render_lines(item, options, pad=False)
         # Wrapped lines can outgrow the screen: the answer's oldest lines give way, the status lines stay.
         room = max(0, height - 1 - len(status_lines))
-        return _Frame(self._frame_lines[-room:] + status_lines if room else status_lines[-(height - 1):])
+        return _Frame(self._frame_lines[-room:] + status_lines if room else status_lines[-(height - 1) :])
 
     def _tail(self, block: MarkdownTail) -> RenderableType:
         rows = max(3, self.console.height - 8)
@@ -328,8 +348,14 @@ class TurnView(MessageReader):
         label = f"✻ Thought for {seconds:.1f} s" if seconds >= 0.05 else "✻ Thought"
         self.print(Text(f"{label}: {text}" if text else label, style="dim italic"), gap=True, clip=True)
 
-    def tool_header(self, tool_use_id: str, name: str | None = None, tool_input: dict[str, Any] | None = None,
-                    *, again: bool = False) -> None:
+    def tool_header(
+        self,
+        tool_use_id: str,
+        name: str | None = None,
+        tool_input: dict[str, Any] | None = None,
+        *,
+        again: bool = False,
+    ) -> None:
         """The call's one line (tool and key input); printed once, or ``again`` above a result that follows
         something else."""
         tool = self.tools.get(tool_use_id)
@@ -354,8 +380,9 @@ class TurnView(MessageReader):
             self.tool_header(tool_use_id, name, again=True)
         error = bool(block.get("is_error"))
         summary = result_line(name, block, structured)
-        self.console.print(Text.from_ansi(f"  ⎿  {summary}", style="red" if error else "dim"), no_wrap=True,
-                           overflow="ellipsis")
+        self.console.print(
+            Text.from_ansi(f"  ⎿  {summary}", style="red" if error else "dim"), no_wrap=True, overflow="ellipsis"
+        )
         if not error and name in ("Edit", "Write", "MultiEdit"):
             diff = [line for line in patch_lines(structured) if not line.startswith("@@")]
             for line in diff[:DIFF_LINES]:

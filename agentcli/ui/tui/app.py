@@ -68,10 +68,17 @@ class AgentApp(SessionControl, TurnControl, CompletionMenu, App[None]):
     _update_completions = CompletionMenu._update_completions
     _completion_key = CompletionMenu._completion_key
 
-    def __init__(self, setup: SessionSetup | None = None, *, cwd: Path | None = None,
-                 theme: str | None = None, themes: dict[str, Any] | None = None,
-                 history: PromptHistory | None = None, handle_signals: bool = False,
-                 first_prompt: str | None = None) -> None:
+    def __init__(
+        self,
+        setup: SessionSetup | None = None,
+        *,
+        cwd: Path | None = None,
+        theme: str | None = None,
+        themes: dict[str, Any] | None = None,
+        history: PromptHistory | None = None,
+        handle_signals: bool = False,
+        first_prompt: str | None = None,
+    ) -> None:
         super().__init__()
         self.first_prompt = first_prompt
         """``agentcli "PROMPT"``: sent as soon as the screen is up (it waits in the queue for the session)."""
@@ -108,8 +115,9 @@ class AgentApp(SessionControl, TurnControl, CompletionMenu, App[None]):
     def compose(self) -> ComposeResult:
         # Kept by reference: they must be reachable while another screen (ctrl+o, a dialog) is on top.
         self.conversation = Conversation(cwd=self.cwd, id="conversation")
-        self.prompt_input = PromptInput(self.prompt_history, id="prompt",
-                                        placeholder="Ask agentcli… (/ for commands, @ for files)")
+        self.prompt_input = PromptInput(
+            self.prompt_history, id="prompt", placeholder="Ask agentcli… (/ for commands, @ for files)"
+        )
         self.status = StatusBar(id="status")
         self.completions: Any = None  # the menu is made the first time there is something to complete
         yield self.conversation
@@ -156,7 +164,6 @@ class AgentApp(SessionControl, TurnControl, CompletionMenu, App[None]):
         state = self.status.state
         if state.busy_since is not None or state.retry_at is not None or state.hint:
             self.status.show()
-
 
     def action_ctrl_c(self) -> None:
         now = time.monotonic()
@@ -226,7 +233,6 @@ class AgentApp(SessionControl, TurnControl, CompletionMenu, App[None]):
 
         self.push_screen(HistorySearch(self.prompt_history, self.prompt_input.text), callback=chosen)
 
-
     def set_theme(self, name: str) -> str | None:
         """Switch theme; returns an error message for an unknown name."""
         if name not in self.available_themes:
@@ -237,4 +243,3 @@ class AgentApp(SessionControl, TurnControl, CompletionMenu, App[None]):
     def theme_names(self) -> list[str]:
         own = list(self._own_themes)
         return own + sorted(name for name in self.available_themes if name not in own)
-

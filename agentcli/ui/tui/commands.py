@@ -66,8 +66,14 @@ class TuiFace(CommandFace):
         except Exception as exc:  # no terminal to hand over (a test, a pipe): run it without one
             if type(exc).__name__ != "SuspendNotSupported":
                 raise
-            await asyncio.to_thread(subprocess.run, command, check=False, stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            await asyncio.to_thread(
+                subprocess.run,
+                command,
+                check=False,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
 
     def theme_names(self) -> list[str]:
         return self.app.theme_names()

@@ -6,8 +6,22 @@ import os
 from pathlib import Path
 from typing import Any
 
-SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".mypy_cache", ".pytest_cache",
-                       ".ruff_cache", "dist", "build", ".tox", ".idea"})
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        "node_modules",
+        ".venv",
+        "venv",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        "dist",
+        "build",
+        ".tox",
+        ".idea",
+    }
+)
 MAX_FILES = 5000
 MAX_SHOWN = 8
 

@@ -20,8 +20,11 @@ def _theme_from_settings(cwd: Path) -> str | None:
     from agentcli.config.paths import config_dir
 
     chosen = None
-    for path in (config_dir() / "settings.json", cwd / ".agentcli" / "settings.json",
-                 cwd / ".agentcli" / "settings.local.json"):
+    for path in (
+        config_dir() / "settings.json",
+        cwd / ".agentcli" / "settings.json",
+        cwd / ".agentcli" / "settings.local.json",
+    ):
         try:
             data = load_json(path)
         except InputFileError:
@@ -61,10 +64,18 @@ def run_tui(args: Any) -> int:
 
     cwd = Path.cwd()
     theme, themes, problems = pick_theme(getattr(args, "theme", None), cwd)
-    setup = SessionSetup(cwd, session_values(args), demo=bool(args.demo), pick_resume=args.resume == "",
-                         problems=problems)
-    app = AgentApp(setup, cwd=cwd, theme=theme, themes=themes, history=PromptHistory(default_history_path(), cwd),
-                   handle_signals=True, first_prompt=getattr(args, "prompt", None))
+    setup = SessionSetup(
+        cwd, session_values(args), demo=bool(args.demo), pick_resume=args.resume == "", problems=problems
+    )
+    app = AgentApp(
+        setup,
+        cwd=cwd,
+        theme=theme,
+        themes=themes,
+        history=PromptHistory(default_history_path(), cwd),
+        handle_signals=True,
+        first_prompt=getattr(args, "prompt", None),
+    )
     try:
         app.run()
     finally:

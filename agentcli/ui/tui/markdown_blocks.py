@@ -57,7 +57,7 @@ def split_blocks(text: str) -> tuple[list[str], str]:
     lines = text.splitlines(keepends=True)
     cuts = [0, *starts[1:]]
     done = ["".join(lines[a:b]) for a, b in itertools.pairwise(cuts)]
-    return done, "".join(lines[cuts[-1]:])
+    return done, "".join(lines[cuts[-1] :])
 
 
 def open_fence(text: str) -> tuple[str, str] | None:
@@ -201,8 +201,9 @@ class BlockRenderer:
 
     # -- blocks ---------------------------------------------------------------------------------------------------
 
-    def blocks(self, tokens: Sequence[Token], start: int, end: int, width: int, *, tight: bool,
-               final: bool) -> list[Strip]:
+    def blocks(
+        self, tokens: Sequence[Token], start: int, end: int, width: int, *, tight: bool, final: bool
+    ) -> list[Strip]:
         out: list[Strip] = []
         index = start
         while index < end:
@@ -246,7 +247,8 @@ class BlockRenderer:
         opener = tokens[start]
         ordered = opener.type == "ordered_list_open"
         depth = sum(1 for t in tokens[:start] if t.type in ("bullet_list_open", "ordered_list_open")) - sum(
-            1 for t in tokens[:start] if t.type in ("bullet_list_close", "ordered_list_close"))
+            1 for t in tokens[:start] if t.type in ("bullet_list_close", "ordered_list_close")
+        )
         number = int(opener.attrs.get("start", 1) or 1) if ordered else 0
         items: list[tuple[int, int]] = []
         index = start + 1
@@ -293,10 +295,17 @@ class BlockRenderer:
         out: list[Strip] = []
         border = ".md--table-border"
         for is_header, cells in rows:
-            padded = [(cells[c] if c < len(cells) else Content("")).pad_right(widths[c] - (
-                cells[c].cell_length if c < len(cells) else 0)) for c in range(columns)]
-            line = Content(" │ ").stylize(border).join(
-                cell.stylize(".md--table-header") if is_header else cell for cell in padded)
+            padded = [
+                (cells[c] if c < len(cells) else Content("")).pad_right(
+                    widths[c] - (cells[c].cell_length if c < len(cells) else 0)
+                )
+                for c in range(columns)
+            ]
+            line = (
+                Content(" │ ")
+                .stylize(border)
+                .join(cell.stylize(".md--table-header") if is_header else cell for cell in padded)
+            )
             out.extend(self.strips(line, width))
             if is_header:
                 rule = Content("─┼─").join(Content("─" * w) for w in widths).stylize(border)

@@ -134,14 +134,14 @@ class SessionControl:
         setup.options.resume = choice
         setup.pick_resume = False
 
-
     def pick_session(self: AgentApp) -> None:
         """``/resume``: choose another session of this folder and continue it here."""
         if self.setup is None or self.setup.options is None or not self._engine_ready.is_set():
             self.conversation.add_notice("The session is still starting; try /resume in a moment.", "info")
         elif self.busy:
-            self.conversation.add_notice("Finish or interrupt (esc) the current turn before switching sessions.",
-                                         "warning")
+            self.conversation.add_notice(
+                "Finish or interrupt (esc) the current turn before switching sessions.", "warning"
+            )
         else:
             self.run_worker(self._pick_and_switch(), group="resume", exclusive=True, exit_on_error=False)
 
@@ -149,8 +149,9 @@ class SessionControl:
         from agentcli.ui.tui.screens.resume_picker import ResumePicker
 
         assert self.setup is not None
-        sessions = [info for info in await asyncio.to_thread(self.setup.list_sessions)
-                    if info.session_id != self.session_id]
+        sessions = [
+            info for info in await asyncio.to_thread(self.setup.list_sessions) if info.session_id != self.session_id
+        ]
         if not sessions:
             self.conversation.add_notice("No other session in this folder to resume.", "info")
             return
@@ -232,7 +233,6 @@ class SessionControl:
             self.show(message)
         if messages:
             self.conversation.add_notice(f"Resumed a session with {len(messages)} messages.", "info")
-
 
     def action_leave(self: AgentApp) -> None:
         """ctrl+d, /exit, ctrl+c twice: end the session (its SessionEnd hooks run) and exit."""

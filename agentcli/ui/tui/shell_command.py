@@ -24,8 +24,10 @@ def context_block(command: str, output: str, exit_code: int) -> str:
     """What the model is told about a command the user ran themselves."""
     if len(output) > MAX_CONTEXT_CHARS:
         output = "[…output truncated…]\n" + output[-MAX_CONTEXT_CHARS:]
-    return (f"<bash-input>{command}</bash-input>\n<bash-stdout>{output}</bash-stdout>"
-            f"\n<bash-exit-code>{exit_code}</bash-exit-code>")
+    return (
+        f"<bash-input>{command}</bash-input>\n<bash-stdout>{output}</bash-stdout>"
+        f"\n<bash-exit-code>{exit_code}</bash-exit-code>"
+    )
 
 
 async def run_shell_command(command: str, cwd: Path, conversation: Conversation, sandbox: Any = None) -> str:
@@ -39,8 +41,12 @@ async def run_shell_command(command: str, cwd: Path, conversation: Conversation,
     if sandbox is not None and sandbox.active:
         argv = sandbox.wrap(argv, cwd, network=True)
     process = await asyncio.create_subprocess_exec(
-        *argv, cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-        stdin=asyncio.subprocess.DEVNULL, start_new_session=True,
+        *argv,
+        cwd=cwd,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        stdin=asyncio.subprocess.DEVNULL,
+        start_new_session=True,
     )
     chunks: list[str] = []
     try:
@@ -57,10 +63,11 @@ async def run_shell_command(command: str, cwd: Path, conversation: Conversation,
             os.killpg(process.pid, signal.SIGKILL)
         await process.wait()
         output = "".join(chunks)
-        block.set_result({"type": "tool_result", "content": output + "\nInterrupted by user", "is_error": True},
-                         None)
+        block.set_result({"type": "tool_result", "content": output + "\nInterrupted by user", "is_error": True}, None)
         raise
     output = "".join(chunks)
-    block.set_result({"type": "tool_result", "content": output or "(No output)", "is_error": code != 0},
-                     {"stdout": output, "exitCode": code})
+    block.set_result(
+        {"type": "tool_result", "content": output or "(No output)", "is_error": code != 0},
+        {"stdout": output, "exitCode": code},
+    )
     return context_block(command, output, code)

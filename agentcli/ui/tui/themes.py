@@ -21,8 +21,19 @@ from agentcli.files.atomic import atomic_write_text
 DEFAULT_THEME = "dark"
 APP_VARIABLES = {"prompt-border": "#888888", "fence-background": "#2A2927"}
 THEME_FIELDS = frozenset(field.name for field in dataclasses.fields(Theme))
-COLOR_FIELDS = ("primary", "secondary", "warning", "error", "success", "accent", "foreground", "background",
-                "surface", "panel", "boost")
+COLOR_FIELDS = (
+    "primary",
+    "secondary",
+    "warning",
+    "error",
+    "success",
+    "accent",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "boost",
+)
 
 
 class ThemeError(Exception):

@@ -95,7 +95,6 @@ class TurnControl:
         self.status.show()
         self.call_later(self._next_queued)
 
-
     async def ask_permission(self: AgentApp, request: Any) -> Any:
         """The engine's question about a tool call, answered in a dialog."""
         from agentcli.ui.tui.screens.permission import PermissionScreen
@@ -115,8 +114,11 @@ class TurnControl:
         self.push_screen(screen, callback=answered)
         if self.engine is not None:
             # Notification hooks (a desktop notice, a sound) run beside the dialog, never in front of it.
-            self.run_worker(self.engine.notify(f"agentcli needs your permission to use {request.tool_name}",
-                                               "Permission needed"), group="notify", exit_on_error=False)
+            self.run_worker(
+                self.engine.notify(f"agentcli needs your permission to use {request.tool_name}", "Permission needed"),
+                group="notify",
+                exit_on_error=False,
+            )
         try:
             answer = await future
         except asyncio.CancelledError:
@@ -132,7 +134,6 @@ class TurnControl:
             # Esc in the dialog stops the whole turn, not only this call; the denial is answered first.
             self.engine.interrupt()
         return answer
-
 
     def action_interrupt(self: AgentApp) -> None:
         """Esc: stop the running turn (or shell command); otherwise close the completion menu."""
@@ -163,8 +164,7 @@ class TurnControl:
         from agentcli.commands import session_registry
         from agentcli.ui.tui.commands import TuiFace
 
-        self.run_worker(session_registry(self.engine).run(TuiFace(self), text), group="command",
-                        exit_on_error=False)
+        self.run_worker(session_registry(self.engine).run(TuiFace(self), text), group="command", exit_on_error=False)
 
     def run_shell(self: AgentApp, command: str) -> None:
         self.conversation.add_prompt(command, shell=True)

@@ -19,8 +19,12 @@ def text_turn(text: str, **extra: Any) -> dict[str, Any]:
 
 
 def tool_turn(name: str, tool_input: dict[str, Any], tool_id: str, text: str = "On it.") -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": text},
-                        {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input, "chunks": 3}]}
+    return {
+        "content": [
+            {"type": "text", "text": text},
+            {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input, "chunks": 3},
+        ]
+    }
 
 
 def last_user_text(request: Any) -> str:

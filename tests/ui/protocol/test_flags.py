@@ -15,21 +15,37 @@ def _everything(project: Path, **extra) -> dict:
     prompt_file = project / "prompt.txt"
     prompt_file.write_text("You are terse.", encoding="utf-8")
     return dict(
-        system_prompt={"type": "file", "path": str(prompt_file)}, tools=["Read", "Grep"],
-        allowed_tools=["Read"], disallowed_tools=["Bash(rm *)"], max_turns=3, max_budget_usd=5.0,
-        task_budget={"total": 1000}, model="claude-sonnet-5-5", fallback_model="claude-haiku-5-5",
-        betas=["context-1m-2025-08-07"], permission_mode="dontAsk", settings='{"env": {"A": "1"}}',
-        add_dirs=[str(project)], mcp_servers={"x": {"type": "stdio", "command": "true"}},
-        include_hook_events=True, strict_mcp_config=True, setting_sources=["user", "project"],
-        plugins=[{"type": "local", "path": str(project)}], thinking={"type": "enabled", "budget_tokens": 2048},
-        effort="low", output_format={"type": "json_schema", "schema": {"type": "object"}},
-        extra_args={"replay-user-messages": None}, **extra,
+        system_prompt={"type": "file", "path": str(prompt_file)},
+        tools=["Read", "Grep"],
+        allowed_tools=["Read"],
+        disallowed_tools=["Bash(rm *)"],
+        max_turns=3,
+        max_budget_usd=5.0,
+        task_budget={"total": 1000},
+        model="claude-sonnet-5-5",
+        fallback_model="claude-haiku-5-5",
+        betas=["context-1m-2025-08-07"],
+        permission_mode="dontAsk",
+        settings='{"env": {"A": "1"}}',
+        add_dirs=[str(project)],
+        mcp_servers={"x": {"type": "stdio", "command": "true"}},
+        include_hook_events=True,
+        strict_mcp_config=True,
+        setting_sources=["user", "project"],
+        plugins=[{"type": "local", "path": str(project)}],
+        thinking={"type": "enabled", "budget_tokens": 2048},
+        effort="low",
+        output_format={"type": "json_schema", "schema": {"type": "object"}},
+        extra_args={"replay-user-messages": None},
+        **extra,
     )
 
 
 def test_the_sdk_command_line_parses(project: Path):
-    for options in (_everything(project), _everything(project, resume="abc", fork_session=True,
-                                                       resume_session_at="m1", continue_conversation=False)):
+    for options in (
+        _everything(project),
+        _everything(project, resume="abc", fork_session=True, resume_session_at="m1", continue_conversation=False),
+    ):
         transport = SubprocessCLITransport(prompt="", options=ClaudeAgentOptions(cli_path=AGENTCLI, **options))
         argv = transport._build_command()[1:]
         args = build_parser().parse_args(argv)
@@ -40,10 +56,18 @@ def test_the_sdk_command_line_parses(project: Path):
 
 async def test_an_sdk_run_with_every_option_starts_works_and_notes_what_it_ignores(sdk_options, project: Path):
     lines: list[str] = []
-    options, server = sdk_options([{"content": [
-        {"type": "thinking", "thinking": "hmm", "signature": "sig"},
-        {"type": "tool_use", "id": "toolu_s", "name": "StructuredOutput", "input": {"ok": True}}]},
-        text_turn("Done.")], stderr=lines.append)
+    options, server = sdk_options(
+        [
+            {
+                "content": [
+                    {"type": "thinking", "thinking": "hmm", "signature": "sig"},
+                    {"type": "tool_use", "id": "toolu_s", "name": "StructuredOutput", "input": {"ok": True}},
+                ]
+            },
+            text_turn("Done."),
+        ],
+        stderr=lines.append,
+    )
     for key, value in _everything(project).items():
         setattr(options, key, value)
     messages = await collect("go", options)

@@ -19,12 +19,15 @@ def test_frames_are_told_apart_by_type():
     assert isinstance(request, ControlRequestFrame) and request.subtype == "interrupt"
 
 
-@pytest.mark.parametrize(("line", "why"), [
-    ("{nope", "not valid JSON"),
-    ('{"type": "assistant", "message": {}}', "not a message agentcli reads"),
-    ('{"type": "user", "message": {"role": "assistant", "content": "x"}}', "not a message agentcli reads"),
-    ('{"type": "control_request", "request": {}}', "not a message agentcli reads"),
-])
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("{nope", "not valid JSON"),
+        ('{"type": "assistant", "message": {}}', "not a message agentcli reads"),
+        ('{"type": "user", "message": {"role": "assistant", "content": "x"}}', "not a message agentcli reads"),
+        ('{"type": "control_request", "request": {}}', "not a message agentcli reads"),
+    ],
+)
 def test_bad_lines_say_what_is_wrong(line, why):
     with pytest.raises(BadFrame, match=why):
         parse_frame(line)
@@ -35,7 +38,17 @@ def test_suggestions_go_out_in_the_sdks_shape_and_updates_come_back_as_rules(pro
     parsed = [PermissionUpdate.from_dict(update) for update in updates]  # the SDK reads them
     assert parsed[0].rules is not None and parsed[0].rules[0].tool_name == "Bash"
     policy = PermissionPolicy(project)
-    apply_updates(policy, [*updates, {"type": "setMode", "mode": "plan"}, "junk",
-                           {"type": "addRules", "behavior": "deny", "rules": [{"toolName": "Write"}]}])
+    apply_updates(
+        policy,
+        [
+            *updates,
+            {"type": "setMode", "mode": "plan"},
+            "junk",
+            {"type": "addRules", "behavior": "deny", "rules": [{"toolName": "Write"}]},
+        ],
+    )
     assert [(str(rule), rule.behavior) for rule in policy.rules] == [
-        ("Bash(npm test:*)", "allow"), ("Read", "allow"), ("Write", "deny")]
+        ("Bash(npm test:*)", "allow"),
+        ("Read", "allow"),
+        ("Write", "deny"),
+    ]

@@ -26,8 +26,11 @@ async def test_interrupt_mid_stream_ends_the_turn_and_the_next_prompt_still_runs
         messages = []
         async for message in client.receive_response():
             messages.append(message)
-            if isinstance(message, StreamEvent) and message.event.get("type") == "content_block_delta" \
-                    and not interrupted:
+            if (
+                isinstance(message, StreamEvent)
+                and message.event.get("type") == "content_block_delta"
+                and not interrupted
+            ):
                 interrupted = True
                 await client.interrupt()
         result = messages[-1]
@@ -41,10 +44,12 @@ async def test_interrupt_mid_stream_ends_the_turn_and_the_next_prompt_still_runs
 
 async def test_permission_mode_and_model_changes_apply_to_the_next_request(sdk_options, project: Path):
     target = project / "notes.txt"
-    options, server = sdk_options([
-        tool_turn("Write", {"file_path": str(target), "content": "hello\n"}, "toolu_w1"),
-        text_turn("Written."),
-    ])
+    options, server = sdk_options(
+        [
+            tool_turn("Write", {"file_path": str(target), "content": "hello\n"}, "toolu_w1"),
+            text_turn("Written."),
+        ]
+    )
     async with ClaudeSDKClient(options=options) as client:
         await client.set_permission_mode("acceptEdits")
         await client.set_model("claude-opus-5-5")
@@ -67,12 +72,16 @@ async def test_can_use_tool_allows_with_changed_input_denies_and_deny_rules_stil
             return PermissionResultAllow(updated_input={"command": "touch two.txt"})
         return PermissionResultAllow(updated_input={"command": "rm -f README.md"})
 
-    options, server = sdk_options([
-        tool_turn("Bash", {"command": "touch one.txt"}, "toolu_b1"),
-        tool_turn("Write", {"file_path": str(project / "w.txt"), "content": "x"}, "toolu_w1"),
-        tool_turn("Bash", {"command": "touch three.txt"}, "toolu_b2"),
-        text_turn("All done."),
-    ], can_use_tool=can_use_tool, disallowed_tools=["Bash(rm *)"])
+    options, server = sdk_options(
+        [
+            tool_turn("Bash", {"command": "touch one.txt"}, "toolu_b1"),
+            tool_turn("Write", {"file_path": str(project / "w.txt"), "content": "x"}, "toolu_w1"),
+            tool_turn("Bash", {"command": "touch three.txt"}, "toolu_b2"),
+            text_turn("All done."),
+        ],
+        can_use_tool=can_use_tool,
+        disallowed_tools=["Bash(rm *)"],
+    )
     async with ClaudeSDKClient(options=options) as client:
         await client.query("make some files")
         messages = [m async for m in client.receive_response()]
@@ -92,7 +101,8 @@ async def test_can_use_tool_allows_with_changed_input_denies_and_deny_rules_stil
 async def test_clear_resets_the_conversation_with_a_new_session(sdk_options):
     options, server = sdk_options([text_turn("Noted."), text_turn("What number?")])
     first, cleared, after, cost, unknown = await conversation(
-        options, "remember 42", "/clear", "which number did I say?", "/cost", "/frobnicate")
+        options, "remember 42", "/clear", "which number did I say?", "/cost", "/frobnicate"
+    )
     assert isinstance(cost[-1], ResultMessage) and not cost[-1].is_error and cost[-1].result
     assert "Unknown command /frobnicate" in unknown[-1].result
     reset = [m for m in cleared if isinstance(m, ConversationResetMessage)]
@@ -114,8 +124,10 @@ async def test_interrupt_cancels_an_open_permission_question(sdk_options, projec
             cancelled.set()
             raise
 
-    options, server = sdk_options([tool_turn("Bash", {"command": "touch never.txt"}, "toolu_b1"),
-                                   text_turn("Stopped.")], can_use_tool=can_use_tool)
+    options, server = sdk_options(
+        [tool_turn("Bash", {"command": "touch never.txt"}, "toolu_b1"), text_turn("Stopped.")],
+        can_use_tool=can_use_tool,
+    )
     async with ClaudeSDKClient(options=options) as client:
         await client.query("make a file")
 

@@ -8,8 +8,13 @@ from tests.ui.protocol.conftest import collect, conversation, last_user_text, te
 
 
 def _texts(messages: list) -> list[str]:
-    return [block.text for m in messages if isinstance(m, AssistantMessage) for block in m.content
-            if isinstance(block, TextBlock)]
+    return [
+        block.text
+        for m in messages
+        if isinstance(m, AssistantMessage)
+        for block in m.content
+        if isinstance(block, TextBlock)
+    ]
 
 
 async def test_query_with_a_string_prompt(sdk_options):
@@ -30,8 +35,12 @@ async def test_query_with_an_async_iterable_runs_each_message_as_a_turn_of_one_c
 
     async def prompts():
         for text in ("first question", "second question"):
-            yield {"type": "user", "message": {"role": "user", "content": text}, "parent_tool_use_id": None,
-                   "session_id": ""}
+            yield {
+                "type": "user",
+                "message": {"role": "user", "content": text},
+                "parent_tool_use_id": None,
+                "session_id": "",
+            }
 
     messages = await collect(prompts(), options)
     results = [m for m in messages if isinstance(m, ResultMessage)]

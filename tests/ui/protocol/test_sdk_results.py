@@ -16,24 +16,36 @@ async def test_hook_callbacks_add_context_and_deny_a_tool(sdk_options, project: 
 
     async def add_context(hook_input, tool_use_id, context):
         seen.append(hook_input["hook_event_name"])
-        return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
-                                       "additionalContext": "The secret word is plum."}}
+        return {
+            "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "The secret word is plum."}
+        }
 
     async def deny_bash(hook_input, tool_use_id, context):
         seen.append(f"{hook_input['hook_event_name']}:{hook_input['tool_name']}:{tool_use_id}")
-        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                       "permissionDecisionReason": "no shell in tests"}}
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": "no shell in tests",
+            }
+        }
 
     options, server = sdk_options(
         [tool_turn("Bash", {"command": "ls"}, "toolu_b1"), text_turn("Fine, no shell.")],
-        hooks={"UserPromptSubmit": [HookMatcher(hooks=[add_context])],
-               "PreToolUse": [HookMatcher(matcher="Bash", hooks=[deny_bash])]},
+        hooks={
+            "UserPromptSubmit": [HookMatcher(hooks=[add_context])],
+            "PreToolUse": [HookMatcher(matcher="Bash", hooks=[deny_bash])],
+        },
         include_hook_events=True,
     )
     messages = await collect("list the files", options)
     events = [(m.subtype, m.hook_event_name) for m in messages if isinstance(m, HookEventMessage)]
-    assert events == [("hook_started", "UserPromptSubmit"), ("hook_response", "UserPromptSubmit"),
-                      ("hook_started", "PreToolUse"), ("hook_response", "PreToolUse")]
+    assert events == [
+        ("hook_started", "UserPromptSubmit"),
+        ("hook_response", "UserPromptSubmit"),
+        ("hook_started", "PreToolUse"),
+        ("hook_response", "PreToolUse"),
+    ]
     assert isinstance(messages[-1], ResultMessage) and not messages[-1].is_error
     assert seen == ["UserPromptSubmit", "PreToolUse:Bash:toolu_b1"]
     assert "The secret word is plum." in last_user_text(server.requests[0])
@@ -45,8 +57,9 @@ async def test_hook_callback_with_continue_false_stops_the_run(sdk_options):
     async def stop_everything(hook_input, tool_use_id, context):
         return {"continue_": False, "stopReason": "quiet hours"}
 
-    options, server = sdk_options([text_turn("never sent")],
-                                  hooks={"UserPromptSubmit": [HookMatcher(hooks=[stop_everything])]})
+    options, server = sdk_options(
+        [text_turn("never sent")], hooks={"UserPromptSubmit": [HookMatcher(hooks=[stop_everything])]}
+    )
     async with ClaudeSDKClient(options=options) as client:
         await client.query("hello?")
         messages = [m async for m in client.receive_response()]
@@ -67,10 +80,13 @@ async def test_stop_hook_continue_false_ends_after_the_answer(sdk_options):
 
 
 async def test_max_turns_ends_the_run_with_its_error_result(sdk_options, project: Path):
-    options, server = sdk_options([
-        tool_turn("Read", {"file_path": str(project / "README.md")}, "toolu_r1"),
-        text_turn("never reached"),
-    ], max_turns=1)
+    options, server = sdk_options(
+        [
+            tool_turn("Read", {"file_path": str(project / "README.md")}, "toolu_r1"),
+            text_turn("never reached"),
+        ],
+        max_turns=1,
+    )
     messages: list = []
     with pytest.raises(ResultError) as raised:
         async for message in _query("read the readme", options):
@@ -86,8 +102,10 @@ SCHEMA = {
         "verdict": {"type": "string", "enum": ["pass", "fail"]},
         "details": {
             "type": "object",
-            "properties": {"files": {"type": "array", "items": {"type": "string"}},
-                           "score": {"type": "integer", "minimum": 0}},
+            "properties": {
+                "files": {"type": "array", "items": {"type": "string"}},
+                "score": {"type": "integer", "minimum": 0},
+            },
             "required": ["files", "score"],
             "additionalProperties": False,
         },
@@ -98,12 +116,15 @@ SCHEMA = {
 
 async def test_structured_output_after_a_tool_call_and_a_rejected_attempt(sdk_options, project: Path):
     good = {"verdict": "pass", "details": {"files": ["README.md"], "score": 9}}
-    options, server = sdk_options([
-        tool_turn("Read", {"file_path": str(project / "README.md")}, "toolu_r1"),
-        tool_turn("StructuredOutput", {"verdict": "maybe", "details": {"files": [], "score": -1}}, "toolu_s1"),
-        tool_turn("StructuredOutput", good, "toolu_s2"),
-        text_turn("Reported."),
-    ], output_format={"type": "json_schema", "schema": SCHEMA})
+    options, server = sdk_options(
+        [
+            tool_turn("Read", {"file_path": str(project / "README.md")}, "toolu_r1"),
+            tool_turn("StructuredOutput", {"verdict": "maybe", "details": {"files": [], "score": -1}}, "toolu_s1"),
+            tool_turn("StructuredOutput", good, "toolu_s2"),
+            text_turn("Reported."),
+        ],
+        output_format={"type": "json_schema", "schema": SCHEMA},
+    )
     messages = await collect("review the readme", options)
     result = messages[-1]
     assert isinstance(result, ResultMessage) and not result.is_error, result
@@ -117,12 +138,15 @@ async def test_structured_output_after_a_tool_call_and_a_rejected_attempt(sdk_op
 
 
 async def test_structured_output_gives_up_after_the_retries(sdk_options):
-    options, server = sdk_options([
-        text_turn("Plain words instead."),
-        tool_turn("StructuredOutput", {"verdict": "pass"}, "toolu_s1"),
-        text_turn("never reached"),
-    ], output_format={"type": "json_schema", "schema": SCHEMA},
-        env={"AGENTCLI_MAX_STRUCTURED_OUTPUT_RETRIES": "2"})
+    options, server = sdk_options(
+        [
+            text_turn("Plain words instead."),
+            tool_turn("StructuredOutput", {"verdict": "pass"}, "toolu_s1"),
+            text_turn("never reached"),
+        ],
+        output_format={"type": "json_schema", "schema": SCHEMA},
+        env={"AGENTCLI_MAX_STRUCTURED_OUTPUT_RETRIES": "2"},
+    )
     with pytest.raises(ResultError) as raised:
         await collect("review", options)
     assert raised.value.subtype == "error_max_structured_output_retries"
@@ -131,9 +155,11 @@ async def test_structured_output_gives_up_after_the_retries(sdk_options):
 
 
 async def test_an_api_error_raises_the_sdks_result_error(sdk_options):
-    options, _server = sdk_options([
-        {"fault": {"kind": "http", "status": 400, "error_type": "invalid_request_error", "message": "bad things"}},
-    ])
+    options, _server = sdk_options(
+        [
+            {"fault": {"kind": "http", "status": 400, "error_type": "invalid_request_error", "message": "bad things"}},
+        ]
+    )
     with pytest.raises(ResultError) as raised:
         await collect("hi", options)
     error = raised.value
@@ -160,8 +186,9 @@ async def test_tool_hook_callbacks_with_continue_false_stop_after_the_tools(sdk_
         ("PostToolUse", "Read", halt_after_read, tool_turn("Read", {"file_path": readme}, "toolu_r"), "read enough"),
         ("PreToolUse", "Bash", halt_before_bash, tool_turn("Bash", {"command": "touch x"}, "toolu_b"), "no shell now"),
     ):
-        options, server = sdk_options([turn, text_turn("never sent")],
-                                      hooks={event: [HookMatcher(matcher=matcher, hooks=[hook])]})
+        options, server = sdk_options(
+            [turn, text_turn("never sent")], hooks={event: [HookMatcher(matcher=matcher, hooks=[hook])]}
+        )
         async with ClaudeSDKClient(options=options) as client:
             await client.query("go")
             messages = [m async for m in client.receive_response()]

@@ -17,21 +17,39 @@ STREAM = ["-p", "--input-format", "stream-json", "--output-format", "stream-json
 
 
 def _user(text: str, **extra: Any) -> str:
-    return json.dumps({"type": "user", "message": {"role": "user", "content": text}, "parent_tool_use_id": None,
-                       "session_id": "", **extra})
+    return json.dumps(
+        {
+            "type": "user",
+            "message": {"role": "user", "content": text},
+            "parent_tool_use_id": None,
+            "session_id": "",
+            **extra,
+        }
+    )
 
 
 def _run(project: Path, env: dict[str, str], args: list[str], stdin: str) -> tuple[int, list[dict], str]:
-    proc = subprocess.run([AGENTCLI, *args], cwd=project, env=env, input=stdin, capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run(
+        [AGENTCLI, *args], cwd=project, env=env, input=stdin, capture_output=True, text=True, timeout=120
+    )
     return proc.returncode, [json.loads(line) for line in proc.stdout.splitlines() if line.strip()], proc.stderr
 
 
 def test_queued_messages_run_in_order_and_closing_stdin_finishes_the_running_turn(project, fake_api, run_cli_env):
     slow = {"content": [{"type": "text", "text": "slow answer", "chunks": 5}], "delay_ms": 50}
     server = fake_api({"turns": [slow, text_turn("second answer")]})
-    stdin = "\n".join([_user("one", uuid="u-1", origin={"kind": "human"}), "", "not json",
-                       json.dumps({"type": "keep_alive"}), _user("two", uuid="u-2")]) + "\n"
+    stdin = (
+        "\n".join(
+            [
+                _user("one", uuid="u-1", origin={"kind": "human"}),
+                "",
+                "not json",
+                json.dumps({"type": "keep_alive"}),
+                _user("two", uuid="u-2"),
+            ]
+        )
+        + "\n"
+    )
     code, lines, err = _run(project, run_cli_env(server), [*STREAM, "--replay-user-messages"], stdin)
     assert code == 0, err
     results = [line for line in lines if line["type"] == "result"]
@@ -58,8 +76,12 @@ def test_stream_json_input_needs_stream_json_output(run_cli):
 def test_every_line_in_every_mode_parses_with_the_sdks_parser(project, fake_api, run_cli_env):
     readme = str(project / "README.md")
     scenario = [
-        {"content": [{"type": "thinking", "thinking": "look", "signature": "s1"},
-                     {"type": "tool_use", "id": "toolu_r", "name": "Read", "input": {"file_path": readme}}]},
+        {
+            "content": [
+                {"type": "thinking", "thinking": "look", "signature": "s1"},
+                {"type": "tool_use", "id": "toolu_r", "name": "Read", "input": {"file_path": readme}},
+            ]
+        },
         text_turn("It greets."),
     ]
     runs = [
@@ -68,21 +90,39 @@ def test_every_line_in_every_mode_parses_with_the_sdks_parser(project, fake_api,
         ([*STREAM, "--replay-user-messages", "--include-partial-messages"], _user("read it") + "\n"),
         ([*STREAM, "--json-schema", '{"type": "object"}', "--max-turns", "1"], _user("read it") + "\n"),
         ([*STREAM], "\n".join([_user("read it"), _user("/clear")]) + "\n"),
-        ([*STREAM, "--permission-prompt-tool", "stdio", "--allowedTools", "Read"],
-         "\n".join([json.dumps({"type": "control_request", "request_id": "r1",
-                                "request": {"subtype": "initialize", "hooks": None}}),
-                    json.dumps({"type": "control_request", "request_id": "r2",
-                                "request": {"subtype": "get_context_usage"}}),
-                    json.dumps({"type": "control_request", "request_id": "r3",
-                                "request": {"subtype": "mcp_status"}}),
-                    json.dumps({"type": "control_request", "request_id": "r4",
-                                "request": {"subtype": "rewind_files", "user_message_id": "x"}}),
-                    _user("read it")]) + "\n"),
+        (
+            [*STREAM, "--permission-prompt-tool", "stdio", "--allowedTools", "Read"],
+            "\n".join(
+                [
+                    json.dumps(
+                        {
+                            "type": "control_request",
+                            "request_id": "r1",
+                            "request": {"subtype": "initialize", "hooks": None},
+                        }
+                    ),
+                    json.dumps(
+                        {"type": "control_request", "request_id": "r2", "request": {"subtype": "get_context_usage"}}
+                    ),
+                    json.dumps({"type": "control_request", "request_id": "r3", "request": {"subtype": "mcp_status"}}),
+                    json.dumps(
+                        {
+                            "type": "control_request",
+                            "request_id": "r4",
+                            "request": {"subtype": "rewind_files", "user_message_id": "x"},
+                        }
+                    ),
+                    _user("read it"),
+                ]
+            )
+            + "\n",
+        ),
     ]
     kinds: set[str] = set()
     for args, stdin in runs:
-        server = fake_api({"turns": [*scenario, tool_turn("Read", {"file_path": readme}, "toolu_x")],
-                           "on_exhausted": "repeat_last"})
+        server = fake_api(
+            {"turns": [*scenario, tool_turn("Read", {"file_path": readme}, "toolu_x")], "on_exhausted": "repeat_last"}
+        )
         _, lines, err = _run(project, run_cli_env(server), args, stdin)
         assert lines, err
         for line in lines:
@@ -90,14 +130,27 @@ def test_every_line_in_every_mode_parses_with_the_sdks_parser(project, fake_api,
             if line["type"].startswith("control_"):
                 continue
             assert parse_message(line) is not None, line
-    assert {"system/init", "assistant/", "user/", "result/success", "stream_event/", "conversation_reset/",
-            "control_response/", "result/error_max_turns"} <= kinds
+    assert {
+        "system/init",
+        "assistant/",
+        "user/",
+        "result/success",
+        "stream_event/",
+        "conversation_reset/",
+        "control_response/",
+        "result/error_max_turns",
+    } <= kinds
 
 
 def test_control_responses_carry_the_request_ids(project, fake_api, run_cli_env):
     server = fake_api({"turns": []})
-    stdin = "\n".join(json.dumps({"type": "control_request", "request_id": rid, "request": {"subtype": sub}})
-                      for rid, sub in (("a", "mcp_status"), ("b", "get_context_usage"), ("c", "no_such"))) + "\n"
+    stdin = (
+        "\n".join(
+            json.dumps({"type": "control_request", "request_id": rid, "request": {"subtype": sub}})
+            for rid, sub in (("a", "mcp_status"), ("b", "get_context_usage"), ("c", "no_such"))
+        )
+        + "\n"
+    )
     code, lines, _ = _run(project, run_cli_env(server), STREAM, stdin)
     replies = {line["response"]["request_id"]: line["response"] for line in lines}
     assert code == 0
@@ -108,8 +161,15 @@ def test_control_responses_carry_the_request_ids(project, fake_api, run_cli_env)
 
 
 def _start(project: Path, env: dict[str, str], args: list[str]) -> subprocess.Popen[str]:
-    return subprocess.Popen([AGENTCLI, *args], cwd=project, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
+    return subprocess.Popen(
+        [AGENTCLI, *args],
+        cwd=project,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
 
 
 def _send(proc: subprocess.Popen[str], frame: dict[str, Any] | str) -> None:
@@ -119,9 +179,11 @@ def _send(proc: subprocess.Popen[str], frame: dict[str, Any] | str) -> None:
 
 
 def test_a_question_left_open_when_the_program_went_away_is_asked_once_on_the_next_start(
-        project, fake_api, run_cli_env):
-    server = fake_api({"turns": [tool_turn("Bash", {"command": "touch approved.txt"}, "toolu_orphan"),
-                                 text_turn("Noted.")]})
+    project, fake_api, run_cli_env
+):
+    server = fake_api(
+        {"turns": [tool_turn("Bash", {"command": "touch approved.txt"}, "toolu_orphan"), text_turn("Noted.")]}
+    )
     env = run_cli_env(server)
     args = [*STREAM, "--permission-prompt-tool", "stdio"]
     with _start(project, env, args) as proc:
@@ -145,9 +207,17 @@ def test_a_question_left_open_when_the_program_went_away_is_asked_once_on_the_ne
             frame = json.loads(line)
             if frame["type"] == "control_request":
                 asked.append(frame["request"]["tool_use_id"])
-                _send(proc, {"type": "control_response", "response": {
-                    "subtype": "success", "request_id": frame["request_id"],
-                    "response": {"behavior": "allow", "updatedInput": {"command": "touch approved.txt"}}}})
+                _send(
+                    proc,
+                    {
+                        "type": "control_response",
+                        "response": {
+                            "subtype": "success",
+                            "request_id": frame["request_id"],
+                            "response": {"behavior": "allow", "updatedInput": {"command": "touch approved.txt"}},
+                        },
+                    },
+                )
             if frame["type"] == "result":
                 break
         proc.stdin.close()
@@ -157,8 +227,15 @@ def test_a_question_left_open_when_the_program_went_away_is_asked_once_on_the_ne
     note = server.requests[-1].body["messages"][-1]["content"][0]["text"]
     assert "toolu_orphan" in note and "approved" in note
 
-    again = subprocess.run([AGENTCLI, *args, f"--resume={session_id}"], cwd=project, env=env, text=True,
-                           input=_user("and again") + "\n", capture_output=True, timeout=60)
+    again = subprocess.run(
+        [AGENTCLI, *args, f"--resume={session_id}"],
+        cwd=project,
+        env=env,
+        text=True,
+        input=_user("and again") + "\n",
+        capture_output=True,
+        timeout=60,
+    )
     assert '"can_use_tool"' not in again.stdout  # asked once, not again
 
 

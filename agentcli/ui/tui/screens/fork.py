@@ -14,10 +14,13 @@ from agentcli.ui.tui.screens.dialog import OPTIONS_CSS, YesNoDialog, dialog_css
 class ForkScreen(YesNoDialog):
     """True: fork the session into a new one; False: don't start (the reason stays on screen)."""
 
-    DEFAULT_CSS = dialog_css("fork-box", extra=f"""
+    DEFAULT_CSS = dialog_css(
+        "fork-box",
+        extra=f"""
     #fork-box > Static {{ margin: 0 0 1 0; }}
     #fork-options {{ {OPTIONS_CSS} }}
-    """)
+    """,
+    )
 
     def __init__(self, reason: str) -> None:
         super().__init__()
@@ -27,5 +30,8 @@ class ForkScreen(YesNoDialog):
         with Vertical(id="fork-box"):
             yield Static(Content.styled("This session is open elsewhere", "bold $warning"))
             yield Static(Content(self.reason))
-            yield OptionList(Option("Fork it: go on in a new session that starts with its history", id="yes"),
-                             Option("Don't start", id="no"), id="fork-options")
+            yield OptionList(
+                Option("Fork it: go on in a new session that starts with its history", id="yes"),
+                Option("Don't start", id="no"),
+                id="fork-options",
+            )

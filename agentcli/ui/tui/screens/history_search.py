@@ -19,10 +19,14 @@ from agentcli.ui.tui.screens.dialog import OPTIONS_CSS, dialog_css
 class HistorySearch(ModalScreen[str | None]):
     """The result is the chosen prompt, or None."""
 
-    DEFAULT_CSS = dialog_css("history-box", border="$primary", extra=f"""
+    DEFAULT_CSS = dialog_css(
+        "history-box",
+        border="$primary",
+        extra=f"""
     #history-options {{ {OPTIONS_CSS} }}
     #history-query {{ margin: 1 0 0 0; }}
-    """)
+    """,
+    )
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", show=False),
@@ -47,8 +51,9 @@ class HistorySearch(ModalScreen[str | None]):
     def _fill(self, needle: str) -> None:
         options = self.query_one(OptionList)
         options.clear_options()
-        options.add_options(Option(" ".join(text.split())[:200], id=str(i))
-                            for i, text in enumerate(self.prompt_history.search(needle)))
+        options.add_options(
+            Option(" ".join(text.split())[:200], id=str(i)) for i, text in enumerate(self.prompt_history.search(needle))
+        )
         if options.option_count:
             options.highlighted = 0
 

@@ -17,9 +17,12 @@ from agentcli.ui.tui.screens.dialog import dialog_css
 class MessageDialog(ModalScreen[None]):
     """A titled list of messages; Enter, Esc or a click dismisses it."""
 
-    DEFAULT_CSS = dialog_css("message-box", extra="""
+    DEFAULT_CSS = dialog_css(
+        "message-box",
+        extra="""
     #message-hint { margin: 1 0 0 0; }
-    """)
+    """,
+    )
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,enter,space,q", "dismiss_dialog", "Dismiss", show=False),

@@ -33,8 +33,15 @@ def preview_content(preview: Preview) -> Content:
     if preview.kind == "diff":
         styled = []
         for line in preview.lines:
-            style = ("$success" if line.startswith("+") else "$error" if line.startswith("-")
-                     else "$accent" if line.startswith("@@") else "$text-muted")
+            style = (
+                "$success"
+                if line.startswith("+")
+                else "$error"
+                if line.startswith("-")
+                else "$accent"
+                if line.startswith("@@")
+                else "$text-muted"
+            )
             styled.append(Content.styled(line, style))
         return Content("\n").join(styled)
     if preview.kind == "file":
@@ -47,7 +54,9 @@ def preview_content(preview: Preview) -> Content:
 class PermissionScreen(ModalScreen[PermissionAnswer]):
     """The answer is the screen's result; Esc denies and stops the turn (``stop_turn``)."""
 
-    DEFAULT_CSS = dialog_css("permission-box", extra=f"""
+    DEFAULT_CSS = dialog_css(
+        "permission-box",
+        extra=f"""
     #permission-box {{ max-height: 100%; }}
     #permission-box.-compact {{ padding: 0 1; }}
     #permission-title, #permission-reason {{ text-wrap: nowrap; text-overflow: ellipsis; }}
@@ -56,7 +65,8 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
     #permission-preview {{ height: auto; background: $boost; margin: 0 0 1 0; }}
     #permission-box.-compact #permission-preview {{ margin: 0; }}
     #permission-options {{ {OPTIONS_CSS} }}
-    """)
+    """,
+    )
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "stop", "Stop", show=False),
@@ -79,9 +89,15 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
         always = ", ".join(request.suggestions) if request.suggestions else request.tool_name
         preview = call_preview(request.tool_name, request.tool_input, self.cwd)
         with Vertical(id="permission-box"):
-            yield Static(Content.assemble(("Allow ", "bold"), (request.tool_name, "bold $accent"),
-                                          (f"({key_input(request.tool_name, request.tool_input, self.cwd)})", "bold"),
-                                          ("?", "bold")), id="permission-title")
+            yield Static(
+                Content.assemble(
+                    ("Allow ", "bold"),
+                    (request.tool_name, "bold $accent"),
+                    (f"({key_input(request.tool_name, request.tool_input, self.cwd)})", "bold"),
+                    ("?", "bold"),
+                ),
+                id="permission-title",
+            )
             yield Static(Content.styled(request.reason, "$text-muted"), id="permission-reason")
             with VerticalScroll(id="permission-preview", can_focus=False):
                 yield Static(preview_content(preview), id="permission-input")
@@ -110,8 +126,11 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
     def _size_preview(self) -> None:
         box = self.query_one("#permission-box")
         preview = self.query_one("#permission-preview")
-        others = sum(child.outer_size.height + child.styles.margin.top + child.styles.margin.bottom
-                     for child in box.children if child is not preview and child.display)
+        others = sum(
+            child.outer_size.height + child.styles.margin.top + child.styles.margin.bottom
+            for child in box.children
+            if child is not preview and child.display
+        )
         chrome = box.outer_size.height - box.content_size.height
         margin = preview.styles.margin.top + preview.styles.margin.bottom
         room = max(1, self.size.height - chrome - others - margin)

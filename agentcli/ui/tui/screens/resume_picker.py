@@ -27,9 +27,13 @@ def _age(seconds: float) -> str:
 class ResumePicker(ModalScreen[str | None]):
     """The result is the chosen session id, or None (start a new session, or stay in this one)."""
 
-    DEFAULT_CSS = dialog_css("resume-box", border="$primary", extra=f"""
+    DEFAULT_CSS = dialog_css(
+        "resume-box",
+        border="$primary",
+        extra=f"""
     #resume-options {{ {OPTIONS_CSS} }}
-    """)
+    """,
+    )
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "New session", show=False)]
 
@@ -43,8 +47,11 @@ class ResumePicker(ModalScreen[str | None]):
         options = []
         for info in self.sessions:
             prompt = " ".join((info.first_prompt or "(no prompt)").split())[:70]
-            label = Content.assemble((f"{_age(now - info.last_activity):>9}  ", "$text-muted"), prompt,
-                                     (f"  · {info.message_count} messages", "$text-muted"))
+            label = Content.assemble(
+                (f"{_age(now - info.last_activity):>9}  ", "$text-muted"),
+                prompt,
+                (f"  · {info.message_count} messages", "$text-muted"),
+            )
             if info.git_branch:
                 label = label + Content.styled(f" · {info.git_branch}", "$text-muted")
             options.append(Option(label, id=info.session_id))

@@ -48,8 +48,10 @@ class TranscriptScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(Content.styled("Detailed transcript", "bold"), id="transcript-title")
         yield Conversation(verbose=True, cwd=self.cwd, id="transcript")
-        yield Static(Content.styled("ctrl+o or q to return · esc to interrupt · ↑↓ PgUp PgDn to scroll",
-                                    "$text-muted"), id="transcript-help")
+        yield Static(
+            Content.styled("ctrl+o or q to return · esc to interrupt · ↑↓ PgUp PgDn to scroll", "$text-muted"),
+            id="transcript-help",
+        )
 
     @property
     def conversation(self) -> Conversation:

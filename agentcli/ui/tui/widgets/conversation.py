@@ -114,7 +114,7 @@ class Segment(Vertical):
             strips = child.render_lines(Region(0, 0, region.width, region.height))
             if x:
                 strips = [Strip.join([Strip.blank(x), strip]) for strip in strips]
-            lines[y:y + region.height] = strips
+            lines[y : y + region.height] = strips
         return FrozenPart(FrozenLines(lines), [recipe() for recipe in recipes if recipe is not None], area.width)
 
 
@@ -234,13 +234,14 @@ class Conversation(VerticalScroll):
         if index:
             widgets.insert(0, FrozenBlock(block.parts[:index]))
         if index + 1 < len(block.parts):
-            widgets.append(FrozenBlock(block.parts[index + 1:]))
+            widgets.append(FrozenBlock(block.parts[index + 1 :]))
         position = self._segments.index(block)
         await self._replace(position, position + 1, widgets)
         for child in live.children:
             if isinstance(child, ToolCallBlock):
                 self.reader.tools.setdefault(child.tool_use_id, child)
         if above:
+
             def keep_position() -> None:
                 delta = live.outer_size.height - old_height
                 if delta:
@@ -371,8 +372,10 @@ class ConversationReader(MessageReader):
             return
         subtype = str(message.get("subtype"))
         if subtype == "init":
-            self.show_notice(f"Session {message.get('session_id', '')} · {message.get('model', '')} · "
-                             f"{message.get('cwd', '')} · tools: {', '.join(message.get('tools') or [])}")
+            self.show_notice(
+                f"Session {message.get('session_id', '')} · {message.get('model', '')} · "
+                f"{message.get('cwd', '')} · tools: {', '.join(message.get('tools') or [])}"
+            )
             return
         skip = {"type", "subtype", "session_id", "uuid"}
         fields = ", ".join(f"{key}={value}" for key, value in message.items() if key not in skip)

@@ -61,7 +61,7 @@ class FrozenLines:
     def strip(self, y: int) -> Strip:
         text, runs = self._lines[y]
         styles = self._styles
-        return Strip([RichSegment(text[runs[i]:runs[i + 1]], styles[runs[i + 2]]) for i in range(0, len(runs), 3)])
+        return Strip([RichSegment(text[runs[i] : runs[i + 1]], styles[runs[i + 2]]) for i in range(0, len(runs), 3)])
 
 
 @dataclass

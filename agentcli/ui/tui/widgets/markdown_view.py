@@ -77,12 +77,28 @@ class MarkdownView(Widget):
     }
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "md--h1", "md--h2", "md--h3", "md--code-inline", "md--fence", "md--bullet", "md--quote", "md--hr",
-        "md--link", "md--table-header", "md--table-border",
+        "md--h1",
+        "md--h2",
+        "md--h3",
+        "md--code-inline",
+        "md--fence",
+        "md--bullet",
+        "md--quote",
+        "md--hr",
+        "md--link",
+        "md--table-header",
+        "md--table-border",
     }
 
-    def __init__(self, markdown: str = "", *, streaming: bool = False, name: str | None = None,
-                 id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self,
+        markdown: str = "",
+        *,
+        streaming: bool = False,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._done_sources: list[str] = []
         self._tail = ""
@@ -191,7 +207,7 @@ class MarkdownView(Widget):
         body = tail.lstrip("\n").partition("\n")[2]
         lines = body.split("\n")
         complete = lines[:-1]
-        for line in complete[self._fence_count:]:
+        for line in complete[self._fence_count :]:
             self._fence_lines.extend(self.renderer.plain_code_line(line, width))
         self._fence_count = len(complete)
         partial = self.renderer.plain_code_line(lines[-1], width) if lines[-1] else []

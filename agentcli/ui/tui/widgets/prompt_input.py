@@ -54,10 +54,16 @@ class PromptInput(TextArea):
         def control(self) -> PromptInput:
             return self.prompt
 
-    def __init__(self, history: PromptHistory | None = None, *, id: str | None = None,
-                 placeholder: str = "") -> None:
-        super().__init__(id=id, soft_wrap=True, show_line_numbers=False, tab_behavior="focus",
-                         compact=True, placeholder=placeholder, highlight_cursor_line=False)
+    def __init__(self, history: PromptHistory | None = None, *, id: str | None = None, placeholder: str = "") -> None:
+        super().__init__(
+            id=id,
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+            compact=True,
+            placeholder=placeholder,
+            highlight_cursor_line=False,
+        )
         self.prompt_history = history or PromptHistory(None)
         self.completing = False
         self._browse_index: int | None = None

@@ -31,7 +31,6 @@ class StatusState:
     extensions: str = ""
     """MCP servers and background shells, e.g. ``MCP 1 connected · 1 failed``."""
 
-
     def read(self, message: dict[str, Any]) -> bool:
         """Take what the status line shows from one engine message; False when nothing changed."""
         if message.get("parent_tool_use_id"):
@@ -39,8 +38,10 @@ class StatusState:
         kind = message.get("type")
         if kind == "assistant":
             usage = (message.get("message") or {}).get("usage") or {}
-            used = sum(int(usage.get(key) or 0) for key in (
-                "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"))
+            used = sum(
+                int(usage.get(key) or 0)
+                for key in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+            )
             if used:
                 self.context_percent = 100 * used / CONTEXT_WINDOW
             self.retry_at = None
@@ -90,13 +91,18 @@ class StatusBar(Static):
             parts.append(Content.styled(state.hint, "$warning"))
         if state.retry_at is not None:
             wait = max(0, round(state.retry_at - now))
-            parts.append(Content.styled(
-                f"Retrying in {wait} s · attempt {state.retry_attempt}/{state.retry_max}", "$warning"))
+            parts.append(
+                Content.styled(f"Retrying in {wait} s · attempt {state.retry_attempt}/{state.retry_max}", "$warning")
+            )
         elif state.busy_since is not None:
             frame = SPINNER[int(now * 10) % len(SPINNER)]
-            parts.append(Content.styled(
-                f"{frame} Working {format_elapsed(now - state.busy_since)}" + ("" if short else " · esc to interrupt"),
-                "$accent"))
+            parts.append(
+                Content.styled(
+                    f"{frame} Working {format_elapsed(now - state.busy_since)}"
+                    + ("" if short else " · esc to interrupt"),
+                    "$accent",
+                )
+            )
         if state.queued:
             parts.append(Content.styled(f"{state.queued} queued", "$text-muted"))
         if state.starting:
@@ -115,8 +121,9 @@ class StatusBar(Static):
             Content.styled(f"${state.cost_usd:.4f}", "$text-muted"),
         ]
         if state.extensions and not short:
-            pieces.append(Content.styled(state.extensions, "$warning" if "failed" in state.extensions
-                                         else "$text-muted"))
+            pieces.append(
+                Content.styled(state.extensions, "$warning" if "failed" in state.extensions else "$text-muted")
+            )
         return Content(" · ").join(pieces)
 
     def show(self) -> None:

@@ -25,8 +25,7 @@ class ThinkingBlock(Static):
 
     def recipe(self) -> Callable[[], ThinkingBlock]:
         """How to build this block again (plain data, for frozen history)."""
-        return partial(ThinkingBlock, self.thinking_text, verbose=self.verbose, redacted=self.redacted,
-                       done=self.done)
+        return partial(ThinkingBlock, self.thinking_text, verbose=self.verbose, redacted=self.redacted, done=self.done)
 
     @property
     def thinking_text(self) -> str:

@@ -40,8 +40,9 @@ class ToolCallBlock(Widget):
     ToolCallBlock { height: auto; }
     """
 
-    def __init__(self, name: str, tool_use_id: str, *, verbose: bool = False, cwd: Path | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(
+        self, name: str, tool_use_id: str, *, verbose: bool = False, cwd: Path | None = None, classes: str | None = None
+    ) -> None:
         super().__init__(classes=classes)
         self.tool_name = name
         self.tool_use_id = tool_use_id
@@ -60,12 +61,20 @@ class ToolCallBlock(Widget):
 
     def recipe(self) -> Callable[[], ToolCallBlock]:
         """How to build this call's block again (plain data, for frozen history)."""
-        return partial(ToolCallBlock._restored, self.tool_name, self.tool_use_id, self.verbose, self.cwd,
-                       " ".join(self.classes), {name: getattr(self, name) for name in self._KEPT})
+        return partial(
+            ToolCallBlock._restored,
+            self.tool_name,
+            self.tool_use_id,
+            self.verbose,
+            self.cwd,
+            " ".join(self.classes),
+            {name: getattr(self, name) for name in self._KEPT},
+        )
 
     @classmethod
-    def _restored(cls, name: str, tool_use_id: str, verbose: bool, cwd: Path | None, classes: str,
-                  state: dict[str, Any]) -> ToolCallBlock:
+    def _restored(
+        cls, name: str, tool_use_id: str, verbose: bool, cwd: Path | None, classes: str, state: dict[str, Any]
+    ) -> ToolCallBlock:
         block = cls(name, tool_use_id, verbose=verbose, cwd=cwd, classes=classes)
         for key, value in state.items():
             setattr(block, key, value)
@@ -148,8 +157,7 @@ class ToolCallBlock(Widget):
         if self.result is None:
             if self.state in ("running", "finishing"):
                 lines.append(Content.styled(f"{lead}Running… {format_elapsed(self.elapsed)}", "$text-muted"))
-                shown = self.output_tail.splitlines() if self.verbose else tail_lines(
-                    self.output_tail, LIVE_TAIL_LINES)
+                shown = self.output_tail.splitlines() if self.verbose else tail_lines(self.output_tail, LIVE_TAIL_LINES)
                 lines.extend(Content.styled(pad + line, "$text-muted") for line in shown)
             elif self.state == "waiting":
                 lines.append(Content.styled(f"{lead}Waiting for permission…", "$warning"))
