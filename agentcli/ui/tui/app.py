@@ -179,6 +179,10 @@ class AgentApp(SessionControl, TurnControl, CompletionMenu, App[None]):
         self.status.show()
         self.set_timer(DOUBLE_PRESS_S, self._clear_hint)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Scroll keys belong to a dialog while one is open (its preview scrolls), not to the conversation."""
+        return not (action == "scroll" and self.screen is not self.screen_stack[0])
+
     def action_scroll(self, where: str) -> None:
         """Keyboard scrolling of the conversation while the prompt keeps the focus (the end re-sticks to new text)."""
         view = self.conversation
