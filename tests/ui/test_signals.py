@@ -39,9 +39,36 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _long_command_turns(pid_file: Path) -> list[dict]:
-    """The model runs a command that starts a child and waits: both must be gone when agentcli ends."""
-    command = f"sleep 600 & echo $! > {pid_file}.tmp && mv {pid_file}.tmp {pid_file}; wait"
+def _sleepers(token: str) -> list[int]:
+    """Host pids of `sleep TOKEN` processes: found by command line, because inside the sandbox `$!` is a pid of
+    the sandbox's own pid namespace, meaningless out here."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and (proc / "cmdline").read_bytes() == f"sleep\0{token}\0".encode():
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return [pid for pid in found if _alive(pid)]
+
+
+class _LongCommand:
+    """A command that starts a child and waits: both must be gone when agentcli ends. It marks its start with a
+    file in the project, the one place a sandboxed command may write that the test can see."""
+
+    def __init__(self, project: Path) -> None:
+        self.token = f"600.{os.getpid()}{time.monotonic_ns() % 1_000_000}"
+        self.started = project / "started.mark"
+
+    def turns(self) -> list[dict]:
+        return _long_command_turns(f"sleep {self.token} & touch {self.started.name}; wait")
+
+    def wait_started(self) -> list[int]:
+        _wait(self.started.exists, "the command to start")
+        return _wait(lambda: _sleepers(self.token), "the command's child to appear")
+
+
+def _long_command_turns(command: str) -> list[dict]:
     return [
         {
             "content": [
@@ -53,9 +80,8 @@ def _long_command_turns(pid_file: Path) -> list[dict]:
     ]
 
 
-def _check_recorded_and_ended(project: Path, pid_file: Path) -> None:
-    child = int(pid_file.read_text())
-    _wait(lambda: not _alive(child), "the command's child to end", timeout=30)
+def _check_recorded_and_ended(project: Path, command: _LongCommand) -> None:
+    _wait(lambda: not _sleepers(command.token), "the command's child to end", timeout=30)
     [path] = sessions_dir(project).glob("*.jsonl")
     transcript = load_transcript(path)
     assert transcript.warnings == [] and transcript.dangling == []  # nothing left open for a resume to repair
@@ -76,9 +102,9 @@ def _check_recorded_and_ended(project: Path, pid_file: Path) -> None:
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
-def test_headless(signum: int, fake_api, project: Path, run_cli_env, tmp_path: Path):
-    pid_file = tmp_path / "child.pid"
-    server = fake_api({"turns": _long_command_turns(pid_file)})
+def test_headless(signum: int, fake_api, project: Path, run_cli_env):
+    command = _LongCommand(project)
+    server = fake_api({"turns": command.turns()})
     proc = subprocess.Popen(
         [sys.executable, "-m", "agentcli", "-p", "go", "--allowedTools", "Bash", "--output-format", "json"],
         cwd=project,
@@ -88,14 +114,14 @@ def test_headless(signum: int, fake_api, project: Path, run_cli_env, tmp_path: P
         stderr=subprocess.PIPE,
         text=True,
     )
-    _wait(pid_file.exists, "the command to start")
+    command.wait_started()
     proc.send_signal(signum)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 128 + signum, err
     assert "Traceback" not in err
     if signum != signal.SIGHUP:  # after SIGHUP there is no terminal to print to
         assert '"errors":["Interrupted by user"]' in out
-    _check_recorded_and_ended(project, pid_file)
+    _check_recorded_and_ended(project, command)
     assert len(server.requests) == 1
 
 
@@ -107,9 +133,9 @@ def _agentcli_pid(pane_pid: int) -> int:
 
 @pytest.mark.parametrize("ending", ["SIGTERM", "terminal closed"])
 @pytest.mark.parametrize("face", ["--plain", "tui"])
-def test_interactive_faces(face: str, ending: str, fake_api, project: Path, tmp_path: Path):
-    pid_file = tmp_path / "child.pid"
-    server = fake_api({"turns": _long_command_turns(pid_file)})
+def test_interactive_faces(face: str, ending: str, fake_api, project: Path):
+    command = _LongCommand(project)
+    server = fake_api({"turns": command.turns()})
     args = ("--plain", "--allowedTools", "Bash") if face == "--plain" else ("--allowedTools", "Bash")
     with agentcli_in_tmux(
         project, *args, height=30, ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=server.base_url
@@ -117,7 +143,7 @@ def test_interactive_faces(face: str, ending: str, fake_api, project: Path, tmp_
         terminal.wait_for("Ask agentcli")
         terminal.type("go")
         terminal.keys("Enter")
-        _wait(pid_file.exists, "the command to start")
+        command.wait_started()
         pane = int(terminal.run("display-message", "-p", "-t", terminal.session, "#{pane_pid}").strip())
         agentcli = _agentcli_pid(pane)
         if ending == "SIGTERM":
@@ -126,4 +152,4 @@ def test_interactive_faces(face: str, ending: str, fake_api, project: Path, tmp_
         else:
             terminal.run("kill-server")  # the terminal goes away: its processes get SIGHUP
             _wait(lambda: not _alive(agentcli), "agentcli to end after SIGHUP", timeout=30)
-    _check_recorded_and_ended(project, pid_file)
+    _check_recorded_and_ended(project, command)
