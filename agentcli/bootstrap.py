@@ -23,6 +23,7 @@ from agentcli.hooks.config import ConfiguredHook, configured_hooks
 from agentcli.hooks.runner import HookRunner
 from agentcli.hooks.session_hooks import SessionHooks
 from agentcli.hooks.tool_gate import gate_with_pre_tool_use
+from agentcli.mcp.hosted import HostedSend
 from agentcli.session.redact import remember_secrets, secret_values
 from agentcli.tools.background import BackgroundShells
 from agentcli.tools.base import Tool, ToolEnv
@@ -87,6 +88,8 @@ class SessionOptions:
     # MCP servers: --mcp-config values (files or inline JSON) and --strict-mcp-config (only those).
     mcp_config: list[str] = field(default_factory=list)
     strict_mcp_config: bool = False
+    hosted_mcp: HostedSend | None = None
+    """How SDK-hosted MCP servers are reached; set by the SDK protocol face."""
     agents: dict[str, Any] | None = None
     """Agent definitions from an SDK client (``initialize.agents``), on top of the agent folders'."""
     plugin_dirs: list[str] = field(default_factory=list)
@@ -246,7 +249,7 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
         services=[env.state.shells],
         extensions={"shells": env.state.shells},
     )
-    _add_mcp(options, settings, config, plugins)
+    _add_mcp(options, settings, config, plugins, removed_tools)
     if hooks is not None:
         config.can_use_tool = gate_with_pre_tool_use(policy, hooks)
     config.permission_policy = policy
@@ -339,9 +342,12 @@ def _connect_subagents(task_tool: Any, config: EngineConfig, transcript_dir: Pat
     )
 
 
-def _add_mcp(options: SessionOptions, settings: LoadedSettings, config: EngineConfig, plugins: Any) -> None:
+def _add_mcp(
+    options: SessionOptions, settings: LoadedSettings, config: EngineConfig, plugins: Any, removed_tools: set[str]
+) -> None:
     """MCP servers from settings, plugins, ``.mcp.json`` (trusted folders only) and ``--mcp-config``; started later,
-    in the background. A broken ``--mcp-config`` raises :class:`agentcli.mcp.config.McpConfigError`."""
+    in the background; tools a bare deny rule names are not offered. A broken ``--mcp-config`` raises
+    :class:`agentcli.mcp.config.McpConfigError`."""
     has_any = (
         options.mcp_config
         or plugins.mcp_servers
@@ -361,7 +367,9 @@ def _add_mcp(options: SessionOptions, settings: LoadedSettings, config: EngineCo
         strict=options.strict_mcp_config,
         extra=plugins.mcp_servers,
     )
-    manager, problems = build_mcp(options.cwd, sources, {**os.environ, **settings.merged.env})
+    manager, problems = build_mcp(
+        options.cwd, sources, {**os.environ, **settings.merged.env}, options.hosted_mcp, removed_tools
+    )
     options.notices.extend(notices + problems)
     if manager is not None:
         config.registry.add_source(manager)

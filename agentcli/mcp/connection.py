@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agentcli.mcp.config import HttpServer, SdkServer, ServerSpec, SseServer, StdioServer
+from agentcli.mcp.hosted import NOT_DRIVEN, HostedSend, hosted_transport
 
 Status = Literal["pending", "connected", "failed"]
 DEFAULT_START_TIMEOUT_S = 30.0
@@ -50,7 +51,7 @@ class ServerListing:
 class McpConnection:
     """A server and its state; :meth:`start` returns at once, :attr:`ready` is set once it connected or failed."""
 
-    def __init__(self, spec: ServerSpec, project_dir: str) -> None:
+    def __init__(self, spec: ServerSpec, project_dir: str, hosted: HostedSend | None = None) -> None:
         self.spec = spec
         self.name = spec.name
         self.status: Status = "pending"
@@ -63,20 +64,28 @@ class McpConnection:
         self._task: asyncio.Task[None] | None = None
         self._stderr: Any = None
         self._http_client: Any = None
+        self._hosted = hosted
+        """How an SDK-hosted server is reached (None when no program drives agentcli over the SDK protocol)."""
+
+    @property
+    def is_hosted(self) -> bool:
+        return isinstance(self.spec.config, SdkServer)
 
     def start(self) -> None:
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._run(), name=f"mcp:{self.name}")
 
     async def _run(self) -> None:
-        if isinstance(self.spec.config, SdkServer):
-            self._fail("SDK-hosted MCP servers are not supported yet")
+        if self.is_hosted and self._hosted is None:
+            self._fail(NOT_DRIVEN)
             return
         try:
             client_module = await import_client()
             async with asyncio.timeout(start_timeout_s()):
                 transport = await self._transport()
-                client = client_module.Client(transport, client_info=_client_info())
+                # SDK-hosted servers get the handshake the driving program's MCP bridge expects (``initialize``).
+                mode = "legacy" if self.is_hosted else "auto"
+                client = client_module.Client(transport, client_info=_client_info(), mode=mode)
                 stack = contextlib.AsyncExitStack()
                 await stack.enter_async_context(client)
                 try:
@@ -122,6 +131,9 @@ class McpConnection:
 
     async def _transport(self) -> Any:
         config = self.spec.config
+        if isinstance(config, SdkServer):
+            assert self._hosted is not None
+            return hosted_transport(self.name, self._hosted)
         if isinstance(config, StdioServer):
             from mcp.client.stdio import StdioServerParameters, stdio_client
 

@@ -7,35 +7,58 @@ and each later request picks up the ones that connected since (the registry asks
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from agentcli.mcp.config import ServerSpec
-from agentcli.mcp.connection import McpConnection
+from agentcli.mcp.connection import McpConnection, start_timeout_s
+from agentcli.mcp.hosted import HostedSend
 from agentcli.mcp.tools import McpTool
+from agentcli.tools.rules import parse_rule
 
 
 class McpManager:
     """Implements the tool registry's source protocol (``version`` and ``tools()``) and the session service one
     (``start()`` and ``aclose()``)."""
 
-    def __init__(self, specs: list[ServerSpec], project_dir: str) -> None:
-        self.connections = [McpConnection(spec, project_dir) for spec in specs]
+    def __init__(
+        self,
+        specs: list[ServerSpec],
+        project_dir: str,
+        hosted: HostedSend | None = None,
+        removed_tools: Iterable[str] = (),
+    ) -> None:
+        self.connections = [McpConnection(spec, project_dir, hosted) for spec in specs]
+        self._removed = [parse_rule(name, "deny") for name in removed_tools]
+        """Bare deny rules (``mcp__demo``, ``mcp__demo__*``, ``mcp__demo__add``): their tools are never offered."""
         self.version = 0
         self._tools: list[McpTool] = []
-        self._watchers: list[asyncio.Task[None]] = []
+        self._watchers: dict[str, asyncio.Task[None]] = {}
         self._listeners: list[Callable[[], None]] = []
-        self._started = False
 
     def start(self) -> None:
         """Start every server at once; returns immediately."""
-        if self._started:
-            return
-        self._started = True
-        loop = asyncio.get_running_loop()
         for connection in self.connections:
-            connection.start()
-            self._watchers.append(loop.create_task(self._watch(connection), name=f"mcp-watch:{connection.name}"))
+            self._start(connection)
+
+    def _start(self, connection: McpConnection) -> None:
+        if connection.name in self._watchers:
+            return
+        connection.start()
+        watcher = asyncio.get_running_loop().create_task(self._watch(connection), name=f"mcp-watch:{connection.name}")
+        self._watchers[connection.name] = watcher
+
+    async def hosted_ready(self) -> None:
+        """Start the SDK-hosted servers and wait (at most the start timeout) until each connected or failed.
+
+        They live in the driving program, which expects its own tools to be offered from the first request on;
+        connecting to them costs a few messages over the protocol's pipes. Other servers never delay a request."""
+        hosted = [connection for connection in self.connections if connection.is_hosted]
+        for connection in hosted:
+            self._start(connection)
+        waits = [self._watchers[connection.name] for connection in hosted]
+        if waits:
+            await asyncio.wait(waits, timeout=start_timeout_s())
 
     async def _watch(self, connection: McpConnection) -> None:
         await connection.ready.wait()
@@ -45,7 +68,7 @@ class McpManager:
         tools: list[McpTool] = []
         for connection in self.connections:
             tools += [McpTool(connection, definition) for definition in connection.listing.tools]
-        self._tools = tools
+        self._tools = [tool for tool in tools if not any(rule.covers_tool(tool.name) for rule in self._removed)]
         self.version += 1
         for listener in list(self._listeners):
             listener()
@@ -77,7 +100,7 @@ class McpManager:
             await asyncio.wait_for(asyncio.gather(*waits), timeout)
 
     async def aclose(self) -> None:
-        for watcher in self._watchers:
+        for watcher in self._watchers.values():
             watcher.cancel()
         await asyncio.gather(*(connection.aclose() for connection in self.connections), return_exceptions=True)
         self._watchers.clear()

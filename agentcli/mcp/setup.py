@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from agentcli.mcp.config import McpSources, ServerSpec, collect_servers
+from agentcli.mcp.hosted import HostedSend
 from agentcli.mcp.manager import McpManager
 
 
@@ -39,12 +41,17 @@ def mcp_sources(
 
 
 def build_mcp(
-    project_dir: Path, sources: McpSources, env: dict[str, str] | None = None
+    project_dir: Path,
+    sources: McpSources,
+    env: dict[str, str] | None = None,
+    hosted: HostedSend | None = None,
+    removed_tools: Iterable[str] = (),
 ) -> tuple[McpManager | None, list[str]]:
-    """The session's manager (None without servers) and notices about configuration problems.
+    """The session's manager (None without servers) and notices about configuration problems. ``hosted`` reaches
+    the driving program's SDK-hosted servers; ``removed_tools`` are the tool names of bare deny rules.
 
     Raises :class:`agentcli.mcp.config.McpConfigError` for a broken ``--mcp-config`` (a usage error)."""
     specs, problems = collect_servers(sources, env)
     if not specs:
         return None, problems
-    return McpManager(specs, str(project_dir)), problems
+    return McpManager(specs, str(project_dir), hosted, removed_tools), problems

@@ -136,9 +136,31 @@ async def test_a_deny_rule_blocks_the_servers_tools(fake_api, make_engine):
     )
     await started(engine)
     messages = await collect(engine, "go")
+    # As in Claude Code, the model is not told about denied tools; a call made anyway never reaches the server.
+    assert not any(name.startswith("mcp__demo__") for name in request_tools(server.requests[0].body))
+    assert "mcp__demo__add" not in messages[0]["tools"]
     [result] = tool_results(server.requests[1].body)
-    assert result["is_error"] and "denied by the rule mcp__demo__*" in result["content"]
-    assert messages[-1]["permission_denials"][0]["tool_name"] == "mcp__demo__add"
+    assert result["is_error"] and "No such tool available: mcp__demo__add" in result["content"]
+
+
+async def test_a_bare_deny_rule_hides_only_the_tools_it_names(fake_api, make_engine):
+    server = fake_api({"turns": [{"content": [{"type": "text", "text": "hi"}]}]})
+    engine = make_engine(server, mcp_config=[stdio_config()], disallowed_tools=["mcp__demo__crash"])
+    await started(engine)
+    await collect(engine, "go")
+    offered = request_tools(server.requests[0].body)
+    assert "mcp__demo__add" in offered and "mcp__demo__crash" not in offered
+
+
+async def test_an_sdk_hosted_server_without_a_driving_program_is_reported(fake_api, make_engine):
+    server = fake_api({"turns": [{"content": [{"type": "text", "text": "hi"}]}]})
+    config = json.dumps({"mcpServers": {"calc": {"type": "sdk", "name": "calc"}}})
+    engine = make_engine(server, mcp_config=[config])
+    await started(engine)
+    messages = await collect(engine, "hi")
+    [status] = messages[0]["mcp_servers"]
+    assert status["status"] == "failed" and "--input-format stream-json" in status["error"]
+    assert messages[-1]["result"] == "hi"
 
 
 async def test_the_first_request_does_not_wait_for_a_slow_server(fake_api, make_engine, tmp_path: Path):

@@ -1,5 +1,6 @@
-"""What the driving program decides for agentcli: tool permissions (``can_use_tool``) and its hook callbacks
-(``hook_callback``). Both are control requests sent on stdout; agentcli waits for the answer on stdin."""
+"""What the driving program decides or serves for agentcli: tool permissions (``can_use_tool``), its hook callbacks
+(``hook_callback``) and its own MCP servers (``mcp_message``). Each is a control request sent on stdout; agentcli
+waits for the answer on stdin."""
 
 from __future__ import annotations
 
@@ -151,3 +152,20 @@ def _callback(channel: Channel, callback_id: str) -> Callable[[dict[str, Any]], 
         )
 
     return call
+
+
+class HostedMcp:
+    """Carries JSON-RPC to the MCP servers the driving program hosts (``{"type": "sdk"}`` in its MCP config)."""
+
+    def __init__(self, channel: Channel) -> None:
+        self.channel = channel
+
+    async def __call__(self, server: str, message: dict[str, Any]) -> dict[str, Any]:
+        try:
+            reply = await self.channel.request({"subtype": "mcp_message", "server_name": server, "message": message})
+        except HostError as exc:
+            if self.channel.closed:
+                raise ConnectionError(str(exc)) from None
+            raise
+        answer = reply.get("mcp_response")
+        return answer if isinstance(answer, dict) else {}

@@ -27,7 +27,7 @@ from agentcli.ui.protocol.frames import (
     control_success,
     parse_frame,
 )
-from agentcli.ui.protocol.host import HostPermissions
+from agentcli.ui.protocol.host import HostedMcp, HostPermissions
 from agentcli.ui.protocol.orphans import answer_orphan, question_path, take_question
 from agentcli.ui.signals import exit_status, install
 
@@ -63,6 +63,7 @@ class ProtocolFace:
         self.stopping = False
         self.last_failed = False
         self._orphan: dict[str, Any] | None = None
+        options.hosted_mcp = HostedMcp(self.channel)
         if host_permissions:
             options.ask_permission = HostPermissions(
                 self.channel, self._policy, self.interrupt, lambda: question_path(self.options.session)
@@ -221,6 +222,9 @@ class ProtocolFace:
 
     async def run_turn(self, content: str | list[dict[str, Any]], frame: UserFrame) -> None:
         engine = self.engine()
+        mcp = engine.config.extensions.get("mcp")
+        if mcp is not None:
+            await mcp.hosted_ready()
         if self._orphan is not None:
             content = await self._answer_orphan(engine, content)
         if self.replay:
