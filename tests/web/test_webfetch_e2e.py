@@ -183,3 +183,49 @@ async def test_web_search_is_not_offered_unless_allowed(fake_api, make_engine, r
     done = run_cli("-p", "search", "--verbose", "--allowedTools", "WebSearch", server=server)
     assert done.returncode == 0, done.stderr
     assert "● web_search(" in done.stderr and "⎿ 1 search result" in done.stderr
+
+
+async def test_a_search_turn_the_api_paused_is_sent_back_as_is_and_continued(fake_api, make_engine):
+    paused = {
+        "content": [
+            {"type": "text", "text": "Let me look that up."},
+            {"type": "server_tool_use", "id": "srvtoolu_1", "input": {"query": "agentcli release"}},
+            {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": SEARCH_RESULTS},
+        ],
+        "stop_reason": "pause_turn",
+        "usage": {"input_tokens": 1000, "output_tokens": 40, "web_search_requests": 1},
+    }
+    continued = {
+        "content": [
+            {"type": "server_tool_use", "id": "srvtoolu_2", "input": {"query": "agentcli changelog"}},
+            {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_2", "content": SEARCH_RESULTS},
+            {"type": "text", "text": "It came out yesterday."},
+        ],
+        "usage": {"input_tokens": 1200, "output_tokens": 30, "web_search_requests": 1},
+    }
+    server = fake_api({"turns": [paused, continued]})
+    engine = make_engine(server, allowed_tools=["WebSearch"])
+    messages = await collect(engine, "when was the release?")
+
+    assert len(server.requests) == 2
+    history = server.requests[1].body["messages"]
+    # The paused turn goes back untouched as the last message, with no user message after it: the model carries on.
+    assert [m["role"] for m in history] == ["user", "assistant"]
+    sent_back = history[1]["content"]
+    assert [b["type"] for b in sent_back] == ["text", "server_tool_use", "web_search_tool_result"]
+    assert sent_back[1] == {
+        "type": "server_tool_use",
+        "id": "srvtoolu_1",
+        "name": "web_search",
+        "input": {"query": "agentcli release"},
+    }
+    assert sent_back[2] == {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": SEARCH_RESULTS}
+    result = messages[-1]
+    assert not result["is_error"] and result["terminal_reason"] == "completed"
+    assert result["result"] == "It came out yesterday."
+    assert result["modelUsage"]["claude-sonnet-5-5"]["webSearchRequests"] == 2
+    assert result["total_cost_usd"] == pytest.approx(
+        0.02
+        + cost_usd("claude-sonnet-5-5", {"input_tokens": 1000, "output_tokens": 40})
+        + cost_usd("claude-sonnet-5-5", {"input_tokens": 1200, "output_tokens": 30})
+    )
