@@ -46,6 +46,8 @@ class ServerListing:
     prompts: list[Any] = field(default_factory=list)
     resources: list[Any] = field(default_factory=list)
     instructions: str | None = None
+    server_info: dict[str, str] | None = None
+    """The name and version the server gave in its handshake."""
 
 
 class McpConnection:
@@ -224,6 +226,9 @@ def _client_info() -> Any:
 
 async def _list(client: Any) -> ServerListing:
     listing = ServerListing(instructions=client.instructions)
+    info = client.server_info
+    if info is not None:
+        listing.server_info = {"name": info.name, "version": info.version}
     listing.tools = list((await client.list_tools()).tools)
     capabilities = client.server_capabilities
     if getattr(capabilities, "prompts", None) is not None:

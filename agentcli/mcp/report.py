@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentcli.mcp.config import SdkServer, StdioServer
 from agentcli.mcp.tools import tool_name
 
 
@@ -37,3 +38,39 @@ def status_summary(manager: Any) -> str:
     for connection in manager.connections:
         counts[connection.status] = counts.get(connection.status, 0) + 1
     return " · ".join(f"{count} {status}" for status, count in counts.items())
+
+
+def status_details(manager: Any) -> list[dict[str, Any]]:
+    """The SDK's ``mcp_status`` answer: each server's state, handshake info, tools and where it points (command or
+    URL; environment and headers are left out, they may hold tokens)."""
+    if manager is None:
+        return []
+    out: list[dict[str, Any]] = []
+    for connection, status in zip(manager.connections, manager.statuses(), strict=True):
+        config = connection.spec.config
+        if isinstance(config, StdioServer):
+            status["config"] = {"type": "stdio", "command": config.command, "args": list(config.args)}
+        elif isinstance(config, SdkServer):
+            status["config"] = {"type": "sdk", "name": connection.name}
+        else:
+            status["config"] = {"type": config.type, "url": config.url}
+        listing = connection.listing
+        if connection.status == "connected":
+            if listing.server_info:
+                status["serverInfo"] = dict(listing.server_info)
+            status["tools"] = [_tool_info(tool) for tool in listing.tools]
+        out.append(status)
+    return out
+
+
+def _tool_info(tool: Any) -> dict[str, Any]:
+    info: dict[str, Any] = {"name": tool.name}
+    if tool.description:
+        info["description"] = tool.description
+    hints = tool.annotations
+    if hints is not None:
+        pairs = (("readOnly", hints.read_only_hint), ("destructive", hints.destructive_hint))
+        annotations = {key: value for key, value in (*pairs, ("openWorld", hints.open_world_hint)) if value is not None}
+        if annotations:
+            info["annotations"] = annotations
+    return info

@@ -41,8 +41,9 @@ async def handle_control(face: ProtocolFace, subtype: str, request: dict[str, An
     if subtype == "get_context_usage":
         return context_usage(face)
     if subtype == "mcp_status":
-        manager = face.engine().config.extensions.get("mcp")
-        return {"mcpServers": manager.statuses() if manager is not None else []}
+        from agentcli.mcp.report import status_details
+
+        return {"mcpServers": status_details(face.engine().config.extensions.get("mcp"))}
     raise UnsupportedRequest(f"agentcli does not support the control request {subtype!r}")
 
 

@@ -84,3 +84,19 @@ async def test_a_hosted_server_the_program_does_not_have_is_reported_and_the_ses
     assert "Server 'ghost' not found" in ghost_status["error"]
     assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "Still here."
     assert "mcp__calc__add" in {tool["name"] for tool in server.requests[0].body["tools"]}
+
+
+async def test_the_program_sees_its_servers_state_and_tools(sdk_options):
+    from claude_agent_sdk import ClaudeSDKClient
+
+    options, _server = sdk_options([text_turn("Hi.")], mcp_servers={"calc": calculator([])})
+    async with ClaudeSDKClient(options=options) as client:
+        await client.query("hello")
+        _ = [message async for message in client.receive_response()]
+        status = await client.get_mcp_status()
+    [calc] = status["mcpServers"]
+    assert calc["name"] == "calc" and calc["status"] == "connected"
+    assert calc["config"] == {"type": "sdk", "name": "calc"}
+    assert calc["serverInfo"]["name"] == "calc"
+    assert [tool["name"] for tool in calc["tools"]] == ["add", "fail"]
+    assert calc["tools"][0]["description"] == "Add two numbers"
