@@ -19,7 +19,7 @@ from typing import Any, Literal
 from agentcli.mcp.config import HttpServer, SdkServer, ServerSpec, SseServer, StdioServer
 from agentcli.mcp.hosted import NOT_DRIVEN, HostedSend, hosted_transport
 
-Status = Literal["pending", "connected", "failed"]
+Status = Literal["pending", "connected", "failed", "disabled"]
 DEFAULT_START_TIMEOUT_S = 30.0
 STDERR_TAIL_CHARS = 600
 
@@ -187,9 +187,18 @@ class McpConnection:
             raise ServerUnavailable(self.unavailable_reason())
         return await client.read_resource(uri)
 
+    def disable(self) -> None:
+        """Switched off by the user or the driving program: nothing offered, nothing called."""
+        self.status = "disabled"
+        self.error = None
+        self.listing = ServerListing()
+        self.ready.set()
+
     def unavailable_reason(self) -> str:
         if self.status == "pending":
             return f"MCP server {self.name} is still starting; try again in a moment"
+        if self.status == "disabled":
+            return f"MCP server {self.name} is disabled"
         return f"MCP server {self.name} is not connected ({self.error or 'failed'})"
 
     async def aclose(self) -> None:

@@ -29,6 +29,8 @@ class McpManager:
         removed_tools: Iterable[str] = (),
     ) -> None:
         self.connections = [McpConnection(spec, project_dir, hosted) for spec in specs]
+        self._project_dir = project_dir
+        self._hosted = hosted
         self._removed = [parse_rule(name, "deny") for name in removed_tools]
         """Bare deny rules (``mcp__demo``, ``mcp__demo__*``, ``mcp__demo__add``): their tools are never offered."""
         self.version = 0
@@ -92,6 +94,37 @@ class McpManager:
                 entry["error"] = connection.error
             out.append(entry)
         return out
+
+    async def reconnect(self, name: str) -> None:
+        """Replace a server's connection with a new one and wait for it (``mcp_reconnect``, ``mcp_toggle`` on);
+        raises :class:`ValueError` with the reason when it does not connect."""
+        old = self._named(name)
+        fresh = McpConnection(old.spec, self._project_dir, self._hosted)
+        await self._retire(old)
+        self.connections[self.connections.index(old)] = fresh
+        self._start(fresh)
+        await asyncio.wait([self._watchers[name]], timeout=start_timeout_s())
+        if fresh.status != "connected":
+            raise ValueError(fresh.unavailable_reason())
+
+    async def disable(self, name: str) -> None:
+        """Disconnect a server and stop offering its tools until it is reconnected (``mcp_toggle`` off)."""
+        connection = self._named(name)
+        await self._retire(connection)
+        connection.disable()
+        self._rebuild()
+
+    def _named(self, name: str) -> McpConnection:
+        connection = self.get(name)
+        if connection is None:
+            raise ValueError(f"no MCP server named {name!r}")
+        return connection
+
+    async def _retire(self, connection: McpConnection) -> None:
+        watcher = self._watchers.pop(connection.name, None)
+        if watcher is not None:
+            watcher.cancel()
+        await connection.aclose()
 
     async def wait_started(self, timeout: float | None = None) -> None:
         """Wait until every server connected or failed (for ``/mcp`` and tests; the session never waits)."""

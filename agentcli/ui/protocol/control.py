@@ -44,7 +44,22 @@ async def handle_control(face: ProtocolFace, subtype: str, request: dict[str, An
         from agentcli.mcp.report import status_details
 
         return {"mcpServers": status_details(face.engine().config.extensions.get("mcp"))}
+    if subtype in ("mcp_reconnect", "mcp_toggle"):
+        return await _mcp_switch(face, subtype, request)
     raise UnsupportedRequest(f"agentcli does not support the control request {subtype!r}")
+
+
+async def _mcp_switch(face: ProtocolFace, subtype: str, request: dict[str, Any]) -> None:
+    """``mcp_reconnect`` (a failed or dropped server) and ``mcp_toggle`` (``enabled`` false disconnects it and takes
+    its tools away; true connects it again)."""
+    manager = face.engine().config.extensions.get("mcp")
+    name = request.get("serverName")
+    if manager is None or not isinstance(name, str) or manager.get(name) is None:
+        raise ValueError(f"no MCP server named {name!r}")
+    if subtype == "mcp_toggle" and not request.get("enabled"):
+        await manager.disable(name)
+    else:
+        await manager.reconnect(name)
 
 
 def initialize(face: ProtocolFace, request: dict[str, Any]) -> dict[str, Any]:

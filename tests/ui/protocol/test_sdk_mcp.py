@@ -100,3 +100,32 @@ async def test_the_program_sees_its_servers_state_and_tools(sdk_options):
     assert calc["serverInfo"]["name"] == "calc"
     assert [tool["name"] for tool in calc["tools"]] == ["add", "fail"]
     assert calc["tools"][0]["description"] == "Add two numbers"
+
+
+async def test_the_program_can_switch_its_server_off_and_on_and_reconnect_it(sdk_options):
+    import pytest
+    from claude_agent_sdk import ClaudeSDKClient
+
+    def offered(request: Any) -> bool:
+        return "mcp__calc__add" in {tool["name"] for tool in request.body["tools"]}
+
+    options, server = sdk_options(
+        [text_turn("one"), text_turn("two"), text_turn("three")], mcp_servers={"calc": calculator([])}
+    )
+    async with ClaudeSDKClient(options=options) as client:
+        await client.query("first")
+        _ = [message async for message in client.receive_response()]
+        await client.toggle_mcp_server("calc", enabled=False)
+        off = await client.get_mcp_status()
+        await client.query("second")
+        _ = [message async for message in client.receive_response()]
+        await client.toggle_mcp_server("calc", enabled=True)
+        await client.reconnect_mcp_server("calc")
+        await client.query("third")
+        _ = [message async for message in client.receive_response()]
+        on = await client.get_mcp_status()
+        with pytest.raises(Exception, match="no MCP server named 'nope'"):
+            await client.reconnect_mcp_server("nope")
+    assert [offered(request) for request in server.requests] == [True, False, True]
+    assert off["mcpServers"][0]["status"] == "disabled" and "tools" not in off["mcpServers"][0]
+    assert on["mcpServers"][0]["status"] == "connected"
