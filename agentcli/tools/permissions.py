@@ -144,6 +144,8 @@ class PermissionPolicy:
         self._roots = RuleRoots(self._root, self._root, _real(self.home))
         self._roots_literal = RuleRoots(self._root_literal, self._root_literal, self.home)
         self._ask_lock = asyncio.Lock()
+        if self.sandbox is not None:  # what Read deny rules name is hidden inside the sandbox as well
+            self.sandbox.read_denials = (self._roots, lambda: [r.specifier or "" for r in self._rules("deny", "Read")])
 
     # -- the callable the executor awaits -------------------------------------------------------------------
 

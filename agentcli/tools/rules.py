@@ -129,10 +129,8 @@ class RuleRoots:
     home: Path
 
 
-def path_pattern_matches(pattern: str, path: Path, roots: RuleRoots) -> bool:
-    """Match a file specifier against an absolute path (callers pass the symlink-resolved path and roots)."""
-    if pattern in ("", "*", "**"):
-        return True
+def pattern_base(pattern: str, roots: RuleRoots) -> tuple[Path, str]:
+    """The folder a file specifier starts from, and the .gitignore-style rest (a leading ``/`` anchors it there)."""
     anchored = True
     if pattern.startswith("//"):
         base, rest = Path("/"), pattern[2:]
@@ -146,6 +144,14 @@ def path_pattern_matches(pattern: str, path: Path, roots: RuleRoots) -> bool:
         base, rest, anchored = roots.cwd, pattern, False
     if anchored and "/" not in rest.rstrip("/"):
         rest = "/" + rest  # a bare name after //, ~/, / or ./ names that entry, not one at any depth
+    return base, rest
+
+
+def path_pattern_matches(pattern: str, path: Path, roots: RuleRoots) -> bool:
+    """Match a file specifier against an absolute path (callers pass the symlink-resolved path and roots)."""
+    if pattern in ("", "*", "**"):
+        return True
+    base, rest = pattern_base(pattern, roots)
     try:
         relative = path.relative_to(base)
     except ValueError:

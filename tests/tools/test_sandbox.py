@@ -295,3 +295,20 @@ async def test_background_commands_run_in_the_sandbox_too(fake_api, make_engine,
     await collect(engine, "go")
     await engine.aclose()
     assert (project / "bg-inside").exists() and not Path("/usr/bg-escape").exists()
+
+
+def test_files_read_deny_rules_name_are_hidden_inside(run_cli, fake_api, project: Path):
+    """The parser cannot see ``.env`` in ``${f}nv`` (and a whole-tool allow stands in for its mistakes); inside the
+    sandbox the file is not there to read, move or overwrite."""
+    (project / ".env").write_text("TOKEN=hidden-value-1\n")
+    (project / "keys").mkdir()
+    (project / "keys" / "id").write_text("hidden-value-2\n")
+    command = 'f=.e k=ke; cat "${f}nv"; cat "${k}ys/id"; ls -A "${k}ys"; mv "${f}nv" moved; echo x >> "${f}nv"'
+    server = fake_api(_bash_turns(command))
+    denied = ["--disallowedTools", "Read(./.env),Read(./keys/**)"]
+    proc = run_cli("-p", "go", "--output-format", "json", "--allowedTools", "Bash", *denied, server=server)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["permission_denials"] == []
+    result = server.requests[1].body["messages"][2]["content"][0]["content"]
+    assert "hidden-value" not in result and "Permission denied" in result
+    assert (project / ".env").read_text() == "TOKEN=hidden-value-1\n" and not (project / "moved").exists()
