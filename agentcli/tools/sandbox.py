@@ -13,9 +13,14 @@ from __future__ import annotations
 import atexit
 import functools
 import os
+import shlex
 import shutil
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from agentcli.tools.denied_files import DeniedFiles, find_denied
+from agentcli.tools.rules import RuleRoots
 
 PROTECTED = (".git/hooks", ".git/config", ".agentcli", ".claude", ".mcp.json")
 """Inside the project, read-only in the sandbox: what would make later runs (git, agentcli) execute code."""
@@ -32,6 +37,8 @@ class SandboxConfig:
     writable: tuple[Path, ...] = ()
     network: bool = False
     """Every command may use the network (otherwise only those the user approved one by one)."""
+    hooks: bool = False
+    """Hook commands run inside the sandbox too, under the same rules."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -80,6 +87,10 @@ def _base_args(*, network: bool) -> list[str]:
     return args
 
 
+ReadDenials = tuple[RuleRoots, Callable[[], Sequence[str]]]
+"""Where ``Read(…)`` deny patterns are relative to, and how to get the current patterns."""
+
+
 @dataclass
 class Sandbox:
     """One session's sandbox: its settings, the project, and a private temp folder that is /tmp inside."""
@@ -90,7 +101,11 @@ class Sandbox:
     """Whether the user was told that the sandbox could not start."""
     network_approved: set[str] = field(default_factory=set)
     """Tool calls the user approved in person: they may use the network."""
+    read_denials: ReadDenials | None = None
+    """The permission policy's ``Read(…)`` deny rules: what they name is hidden inside the sandbox."""
     _temp_dir: Path | None = field(default=None, init=False, repr=False)
+    _fixed: dict[bool, list[str]] = field(default_factory=dict, init=False, repr=False)
+    _denied: tuple[tuple[str, ...], DeniedFiles] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.project_dir = self.project_dir.resolve()
@@ -114,33 +129,68 @@ class Sandbox:
         return probe()
 
     def wrap(self, argv: list[str], cwd: Path, *, network: bool = False) -> list[str]:
-        """``argv`` run inside the sandbox, starting in ``cwd`` (``network``: this command may use it anyway)."""
-        binary = shutil.which("bwrap") or "bwrap"
-        args = [binary, *_base_args(network=network or self.config.network), "--bind", str(self.temp_dir), "/tmp"]
-        for path in (self.project_dir, *self.config.writable):
-            real = path.expanduser().resolve()
-            if real.exists():
-                args += ["--bind", str(real), str(real)]
-        for path in self.protected_paths():
-            args += ["--ro-bind", str(path), str(path)]
-        args += ["--setenv", "TMPDIR", "/tmp", "--setenv", "AGENTCLI_SANDBOX", "1", "--chdir", str(cwd)]
+        """``argv`` run inside the sandbox, starting in ``cwd`` (``network``: this command may use it anyway).
+
+        What never changes in a session is worked out once; each call only checks which protected and denied
+        entries exist now (a few ``stat`` calls)."""
+        args = list(self._fixed_args(network or self.config.network))
+        for path in self._protected:
+            if os.path.exists(path):
+                real = os.path.realpath(path)
+                args += ["--ro-bind", real, real]
+        for path, is_dir in self.hidden_paths():
+            args += ["--tmpfs", path] if is_dir else ["--ro-bind", "/dev/null", path]
+        args += ["--chdir", str(cwd)]
         return [*args, "--", *argv]
 
-    def protected_paths(self) -> list[Path]:
-        """The protected entries that exist now (resolved, so a symlink cannot point the mount elsewhere)."""
-        found = []
-        for name in PROTECTED:
-            path = self.project_dir / name
-            if path.exists():
-                found.append(path.resolve())
-        return found
+    def _fixed_args(self, network: bool) -> list[str]:
+        if network not in self._fixed:
+            binary = shutil.which("bwrap") or "bwrap"
+            args = [binary, *_base_args(network=network), "--bind", str(self.temp_dir), "/tmp"]
+            for path in (self.project_dir, *self.config.writable):
+                real = path.expanduser().resolve()
+                if real.exists():
+                    args += ["--bind", str(real), str(real)]
+            args += ["--setenv", "TMPDIR", "/tmp", "--setenv", "AGENTCLI_SANDBOX", "1"]
+            self._fixed[network] = args
+        return self._fixed[network]
+
+    @functools.cached_property
+    def _protected(self) -> tuple[str, ...]:
+        """The protected entries' paths (each mount resolves them, so a symlink cannot point it elsewhere)."""
+        return tuple(str(self.project_dir / name) for name in PROTECTED)
+
+    def hidden_paths(self) -> list[tuple[str, bool]]:
+        """What ``Read(…)`` deny rules name and exists now: an empty folder or /dev/null inside the sandbox.
+        Wildcard patterns are looked up again only when the rules change."""
+        if self.read_denials is None:
+            return []
+        roots, current = self.read_denials
+        specifiers = tuple(current())
+        if self._denied is None or self._denied[0] != specifiers:
+            self._denied = (specifiers, find_denied(specifiers, roots))
+        return self._denied[1].present()
 
     def missing_protected(self) -> list[Path]:
-        return [self.project_dir / name for name in PROTECTED if not (self.project_dir / name).exists()]
+        return [Path(path) for path in self._protected if not os.path.exists(path)]
 
     def inside(self, host_path: Path) -> str:
         """Where a file of the private temp folder appears inside the sandbox."""
         return "/tmp/" + host_path.relative_to(self.temp_dir).as_posix()
+
+
+def sandboxed_hook(sandbox: Sandbox, command: str) -> list[str]:
+    """A hook's command run inside ``sandbox`` from the project folder (unconfined, as Bash commands are, where
+    bwrap cannot start). Protected entries the hook creates where none were are removed once it ends, as after a
+    Bash command."""
+    argv = ["/bin/sh", "-c", command]
+    if not sandbox.active:
+        return argv
+    missing = " ".join(shlex.quote(str(path)) for path in sandbox.missing_protected())
+    wrapped = sandbox.wrap(argv, sandbox.project_dir)
+    if not missing:
+        return wrapped
+    return ["/bin/sh", "-c", f'"$@"; status=$?; rm -rf -- {missing}; exit $status', "sh", *wrapped]
 
 
 def remove_created(paths: list[Path]) -> list[Path]:
