@@ -5,6 +5,7 @@ Every face builds its engine here, so they differ only in how they render and as
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import threading
@@ -31,7 +32,7 @@ from agentcli.tools.paths import resolve as resolve_path
 from agentcli.tools.permissions import AskUser, PermissionPolicy
 from agentcli.tools.registry import default_registry
 from agentcli.tools.rules import RuleSources, parse_rule_args
-from agentcli.tools.sandbox import INSTALL_HINT, Sandbox, SandboxConfig, probe
+from agentcli.tools.sandbox import INSTALL_HINT, Sandbox, SandboxConfig, probe, sandboxed_hook
 from agentcli.web.fetch_tool import WebFetchTool
 from agentcli.web.search_tool import WebSearchTool
 from agentcli.web.search_tool import offered as search_offered
@@ -161,6 +162,7 @@ def session_sandbox(options: SessionOptions, settings: LoadedSettings) -> Sandbo
         auto_allow=wanted.mode == "auto-allow" or wanted.autoAllowBashIfSandboxed is True,
         writable=tuple(resolve_path(path, options.cwd) for path in wanted.writablePaths),
         network=wanted.network is True,
+        hooks=wanted.hooks,
     )
     return Sandbox(config, options.cwd)
 
@@ -224,7 +226,7 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
         read_denied=policy.read_denied,
     )
     env.state.shells = BackgroundShells()
-    hooks = _session_hooks(options, settings, plugins)
+    hooks = _session_hooks(options, settings, plugins, policy.sandbox)
     config = EngineConfig(
         client=client,
         registry=registry,
@@ -387,11 +389,15 @@ def _as_models(value: str | list[str] | None) -> tuple[str, ...]:
     return tuple(item.strip() for item in items if item.strip())
 
 
-def _session_hooks(options: SessionOptions, settings: LoadedSettings, plugins: Any) -> SessionHooks | None:
+def _session_hooks(
+    options: SessionOptions, settings: LoadedSettings, plugins: Any, sandbox: Sandbox | None
+) -> SessionHooks | None:
     """The session's hooks: the settings files' (an untrusted folder's settings arrive without theirs), the
-    plugins', then a driving program's."""
+    plugins', then a driving program's; inside the sandbox when the settings ask for that."""
     hooks = configured_hooks(settings.layers) + plugins.hooks + options.host_hooks
     if not hooks:
         return None
     runner = HookRunner(hooks, project_dir=options.cwd, env=settings.merged.env)
+    if sandbox is not None and sandbox.config.hooks:
+        runner.command_wrapper = functools.partial(sandboxed_hook, sandbox)
     return SessionHooks(runner, block_cap=settings.merged.stopHookBlockCap)

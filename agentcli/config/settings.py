@@ -63,6 +63,8 @@ class SandboxSettings(BaseModel):
     """True: commands may use the network. An object (Claude Code's proxy settings) counts as no network."""
     autoAllowBashIfSandboxed: bool | None = None
     """Claude Code's spelling of ``mode``: true means ``auto-allow``."""
+    hooks: bool = False
+    """True: hook commands run inside the sandbox too, under the same filesystem and network rules."""
 
 
 class Settings(BaseModel):

@@ -149,6 +149,8 @@ class HookRunner:
         self.env = dict(env or {})
         self.observer: HookObserver | None = None
         """Told when each hook starts (result None) and ends; a face that reports hook runs sets it."""
+        self.command_wrapper: Callable[[str], list[str]] | None = None
+        """Turns a hook's command into the program to start (the sandbox sets it); None: ``/bin/sh -c``."""
 
     def has(self, event: str) -> bool:
         return any(hook.event == event for hook in self.hooks)
@@ -202,8 +204,9 @@ class HookRunner:
             env["CLAUDE_PLUGIN_ROOT"] = hook.plugin_root
         started = time.monotonic()
         try:
-            process = await asyncio.create_subprocess_shell(
-                hook.command,
+            argv = self.command_wrapper(hook.command) if self.command_wrapper else ["/bin/sh", "-c", hook.command]
+            process = await asyncio.create_subprocess_exec(
+                *argv,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
