@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from agentcli.tools.globs import has_magic
+
 READ_ONLY_SUBCOMMANDS = {
     "status",
     "log",
@@ -75,8 +77,8 @@ _LISTING = {
 
 
 def _git_dirs(start: Path) -> list[Path]:
-    """The git folders whose config applies in ``start``: the repository's (following a ``.git`` file) and, for a
-    linked worktree, the common one."""
+    """The git folders whose config applies in ``start``: the repository's (following a ``.git`` file, or the
+    folder itself where it is a bare repository) and, for a linked worktree, the common one."""
     for folder in (start, *start.parents):
         marker = folder / ".git"
         if marker.is_dir():
@@ -96,7 +98,14 @@ def _git_dirs(start: Path) -> list[Path]:
             except OSError:
                 pass
             return dirs
+        if _is_git_dir(folder):
+            return [folder]  # a bare repository, which a project can carry as an ordinary folder
     return []
+
+
+def _is_git_dir(folder: Path) -> bool:
+    """What git itself takes for a repository when it looks for one: HEAD, objects/ and refs/ side by side."""
+    return (folder / "HEAD").is_file() and (folder / "objects").is_dir() and (folder / "refs").is_dir()
 
 
 def config_runs_programs(cwd: Path) -> bool:
@@ -126,7 +135,12 @@ def git_is_read_only(args: list[str], cwd: Path | None) -> list[str] | None:
         return None
     if cwd is not None and config_runs_programs(cwd):
         return None
-    return [arg for arg in rest if not arg.startswith("-")]
+    # An option's value may name a file git reads (--ignore-revs-file=, --exclude-from=, --relative=): checked as
+    # a path too; one the shell would expand (braces, globs) is not judged at all.
+    values = [arg.split("=", 1)[1] for arg in rest if arg.startswith("-") and "=" in arg]
+    if any(has_magic(value) for value in values):
+        return None
+    return [arg for arg in rest if not arg.startswith("-")] + values
 
 
 def _subcommand_reads(sub: str, rest: list[str]) -> bool:

@@ -6,6 +6,7 @@ segments, ``[...]`` is a character class and ``{a,b}`` alternatives are expanded
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import re
 from pathlib import PurePosixPath
@@ -100,6 +101,15 @@ def glob_regex(pattern: str, *, anywhere: bool = False) -> re.Pattern[str]:
 
 def has_magic(text: str) -> bool:
     return any(char in GLOB_CHARS for char in text)
+
+
+def may_climb(pattern: str) -> bool:
+    """Whether a glob may name a parent folder: ``..`` itself, or a part such as ``.?``, ``.[.]`` or ``.*``, which
+    bash before 5.2 (without ``globskipdots``) and dash expand to ``..``."""
+    parts = pattern.split("/")
+    return ".." in parts or any(
+        has_magic(part) and part.startswith((".", "[", "\\")) and fnmatch.fnmatchcase("..", part) for part in parts
+    )
 
 
 def static_prefix(pattern: str) -> tuple[str, str]:

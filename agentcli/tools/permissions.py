@@ -25,7 +25,8 @@ from pydantic import ValidationError
 from agentcli.config.modes import PERMISSION_MODES
 from agentcli.tools.base import Tool, ToolCall, ToolEnv
 from agentcli.tools.commands import deny_variants, inner_scripts
-from agentcli.tools.globs import expand_braces, has_magic, static_prefix
+from agentcli.tools.follow_links import follows_links
+from agentcli.tools.globs import expand_braces, has_magic, may_climb, static_prefix
 from agentcli.tools.paths import resolve
 from agentcli.tools.read_only import is_read_only, read_only_paths
 from agentcli.tools.rules import (
@@ -359,7 +360,7 @@ class PermissionPolicy:
             if how is None:
                 unapproved.append(sub)
             if sub.argv and sub.argv[0].value == "cd" and len(sub.argv) > 1 and not sub.argv[1].expands:
-                cwds.append(_real(Path(os.path.normpath(cwds[0] / os.path.expanduser(sub.argv[1].value)))))
+                cwds.append(_real(Path(os.path.normpath(cwds[-1] / os.path.expanduser(sub.argv[1].value)))))
         if not unapproved:
             return Verdict("allow", network=named)
         suggestions = tuple(dict.fromkeys(_suggest(sub) for sub in unapproved))
@@ -388,7 +389,8 @@ class PermissionPolicy:
                 if rule.specifier and command_pattern_matches(rule.specifier, sub.text):
                     return "rule"
         paths = read_only_paths(sub, cwds[-1])
-        if paths is None:
+        # Where a cd leaves the shell is a guess (a subshell's does not last): git's config is judged in each place.
+        if paths is None or follows_links(sub) or any(read_only_paths(sub, cwd) is None for cwd in cwds[:-1]):
             return None
         words = paths + [r.target for r in sub.redirects if r.op in ("<", "<>") and r.target is not None]
         return "read" if all(self._inside_project(word, cwds) for word in words) else None
@@ -414,8 +416,8 @@ class PermissionPolicy:
                 value = value[1:].lstrip("/") or "."
             for base in bases:
                 if has_magic(value):
-                    if ".." in Path(value).parts:
-                        return None  # */../.. climbs out wherever the glob lands
+                    if may_climb(value):
+                        return None  # */../.. or .[.]/ climbs out wherever the glob lands
                     matches = glob.glob(value, root_dir=base)
                     if len(matches) > _MAX_GLOB_MATCHES:
                         return None
@@ -474,26 +476,5 @@ def _suggest(sub: SimpleCommand) -> str:
 
 
 _TWO_WORD_PREFIX = frozenset(
-    {
-        "git",
-        "npm",
-        "pnpm",
-        "yarn",
-        "bun",
-        "cargo",
-        "go",
-        "docker",
-        "kubectl",
-        "make",
-        "pip",
-        "uv",
-        "poetry",
-        "gh",
-        "dotnet",
-        "mvn",
-        "gradle",
-        "python",
-        "python3",
-        "npx",
-    }
+    "git npm pnpm yarn bun cargo go docker kubectl make pip uv poetry gh dotnet mvn gradle python python3 npx".split()  # noqa: SIM905
 )

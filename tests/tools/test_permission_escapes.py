@@ -81,6 +81,33 @@ LEAVES_THE_PROJECT = [
     "ls link_o*/",
     "wc -l l{ink_out,x}/secret.txt",
     "cat ~root/.bashrc",
+    "cat .[.]/outside/secret.txt",
+    "ls .?",
+    "grep -r s3cret .*",
+    "git blame --ignore-revs-file=../outside/secret.txt README.md",
+    "git diff --relative=../",
+    "git ls-files --exclude-from=../outside/secret.txt -o -i",
+    "git grep --file=../outside/secret.txt",
+]
+FOLLOWS_LINKS_OUT = [  # link_out is a symlink the repository ships, pointing outside it
+    "grep -R s3cret .",
+    "grep --dereference-recursive s3cret .",
+    "grep -rnR s3cret src",
+    "rg -L s3cret",
+    "rg --follow s3cret",
+    "rg -nL s3cret",
+    "find . -follow -name secret.txt",
+    "du -L",
+    "ls -RL",
+]
+BARE_REPOSITORY_IN_THE_PROJECT = [  # vendor/evil looks like a repository to git, with diff.external set
+    "cd vendor/evil && git diff HEAD~1 HEAD",
+    "cd vendor/evil && git log -p",
+    "cd vendor/evil && git show",
+    "cd vendor/evil/refs && git diff",
+    "cd vendor && cd evil && git status",
+    "cd vendor; cd evil; git diff HEAD~1 HEAD",
+    "git -C vendor/evil log",
 ]
 PRINTS_THE_ENVIRONMENT = [
     "env",
@@ -153,10 +180,11 @@ for cls, commands in (
     ("flag-writes-or-runs", FLAGS_THAT_WRITE_OR_RUN),
     ("leaves-project", LEAVES_THE_PROJECT),
     ("prints-env", PRINTS_THE_ENVIRONMENT),
+    ("follows-links-out", FOLLOWS_LINKS_OUT),
 ):
     for command in commands:
         for mode in MODES:
-            reads = cls == "leaves-project" or command == "cat /proc/self/environ"
+            reads = cls in ("leaves-project", "follows-links-out") or command == "cat /proc/self/environ"
             CASES.append((cls, mode, "Bash", {"command": command}, None, _expected_for_risky(mode, reads)))
 for command in HARMLESS:
     for mode in MODES:
@@ -166,6 +194,11 @@ for config in GIT_CONFIGS_THAT_RUN_PROGRAMS:
         CASES.append(
             ("git-config-runs-programs", mode, "Bash", {"command": "git status"}, config, _expected_for_risky(mode))
         )
+for command in BARE_REPOSITORY_IN_THE_PROJECT:
+    for mode in MODES:
+        # Plan mode judges each part from the project folder, where git only reads; the cd then makes it ask.
+        expected = "deny" if mode == "plan" and command.startswith("git -C") else "ask"
+        CASES.append(("bare-repo-in-project", mode, "Bash", {"command": command}, None, expected))
 for tool, tool_input in DENIED_READS:
     for mode in MODES:
         CASES.append(("read-deny-covers-all-readers", mode, tool, tool_input, None, "deny"))
@@ -199,6 +232,12 @@ def test_every_class_has_at_least_five_members_and_the_table_at_least_eighty_cas
 def test_permission_table(places, cls, mode, tool, tool_input, git_config, expected):
     if git_config is not None:
         (places["P"] / ".git" / "config").write_text(git_config)
+    if cls == "bare-repo-in-project":
+        bare = places["P"] / "vendor" / "evil"
+        for folder in ("objects", "refs/heads"):
+            (bare / folder).mkdir(parents=True)
+        (bare / "HEAD").write_text("ref: refs/heads/main\n")
+        (bare / "config").write_text("[core]\n\tbare = true\n[diff]\n\texternal = ../../evil.sh\n")
     rules = [parse_rule("Read(./secrets/**)", "deny", "projectSettings")]
     if mode == "allow-rules":
         rules += [parse_rule(text, "allow", "userSettings") for text in ALLOW_RULES]
@@ -215,3 +254,15 @@ async def test_searches_leave_out_files_a_read_deny_rule_covers(places, run_tool
     assert "notes.txt" in grep.text and "key.pem" not in grep.text
     found = await run_tool("Glob", {"pattern": "**/*.pem"}, tool_env=env)
     assert "key.pem" not in found.text
+
+
+@pytest.mark.parametrize(
+    "command", ["(cd vendor/clean); git status", "(cd vendor/clean) && git log", "cd vendor/clean & git status"]
+)
+def test_git_is_judged_in_every_place_a_cd_may_leave_the_shell(places, command):
+    """A subshell's cd does not last: git then runs in the project, whose own config names a program."""
+    (places["P"] / ".git" / "config").write_text("[core]\n\tfsmonitor = ./evil.sh\n")
+    (places["P"] / "vendor" / "clean" / ".git").mkdir(parents=True)
+    (places["P"] / "vendor" / "clean" / ".git" / "config").write_text("[core]\n")
+    verdict = PermissionPolicy(places["P"]).evaluate(tool_named("Bash"), {"command": command}, ToolEnv(places["P"]))
+    assert verdict.behavior == "ask", verdict
