@@ -7,6 +7,7 @@ A repository's ``.git/config`` comes with the folder, so a read-only judgement t
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -51,7 +52,7 @@ _BAD_OPTIONS = (
 )
 _PROGRAM_KEYS = re.compile(
     r"^\s*(fsmonitor|hookspath|pager|editor|askpass|sshcommand|gitproxy|textconv|external|command|process|clean|"
-    r"smudge|program|helper|path|worktree|attributesfile|excludesfile|browser|viewer|cmd)\s*(=|$)",
+    r"smudge|program|helper|path|worktree|attributesfile|excludesfile|browser|viewer|cmd|showsignature)\s*(=|$)",
     re.IGNORECASE | re.MULTILINE,
 )
 _INCLUDE_SECTION = re.compile(r"^\s*\[\s*include", re.IGNORECASE | re.MULTILINE)
@@ -109,16 +110,37 @@ def _is_git_dir(folder: Path) -> bool:
 
 
 def config_runs_programs(cwd: Path) -> bool:
-    """Whether the repository's own config (not the user's) names a program or pulls in another file."""
+    """Whether the repository's own config (not the user's), or a submodule's, names a program or pulls in another
+    file: ``git status`` and ``git diff`` look into submodules with their own config."""
     for git_dir in _git_dirs(cwd):
-        for name in ("config", "config.worktree"):
-            try:
-                text = (git_dir / name).read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
-            if _PROGRAM_KEYS.search(text) or _INCLUDE_SECTION.search(text):
-                return True
+        for folder in (git_dir, *_submodule_git_dirs(git_dir)):
+            for name in ("config", "config.worktree"):
+                try:
+                    text = (folder / name).read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    continue
+                if _PROGRAM_KEYS.search(text) or _INCLUDE_SECTION.search(text):
+                    return True
     return False
+
+
+def _submodule_git_dirs(git_dir: Path) -> list[Path]:
+    """Submodules' git folders: under ``.git/modules`` (nested too), and those in their own folder that
+    ``.gitmodules`` names (the older layout)."""
+    found: list[Path] = []
+    for folder, dirs, files in os.walk(git_dir / "modules"):
+        dirs[:] = [name for name in dirs if name not in ("objects", "refs", "logs", "hooks", "info")]
+        if "config" in files:
+            found.append(Path(folder))
+    try:
+        listed = (git_dir.parent / ".gitmodules").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return found
+    for match in re.finditer(r"^\s*path\s*=\s*(.+?)\s*$", listed, re.MULTILINE):
+        marker = git_dir.parent / match.group(1) / ".git"
+        if marker.is_dir():
+            found.append(marker)
+    return found
 
 
 def git_is_read_only(args: list[str], cwd: Path | None) -> list[str] | None:
@@ -129,8 +151,8 @@ def git_is_read_only(args: list[str], cwd: Path | None) -> list[str] | None:
     if not args or args[0].startswith("-"):
         return None  # other global options (-c, -C, --git-dir…) can run programs or move the repository
     sub, rest = args[0], args[1:]
-    if any(arg.startswith(_BAD_OPTIONS) or arg.startswith("-O") for arg in rest):
-        return None
+    if any(arg.startswith(_BAD_OPTIONS) or arg.startswith("-O") or "%G" in arg for arg in rest):
+        return None  # (a %G… format checks signatures: it runs gpg, as --show-signature does)
     if not _subcommand_reads(sub, rest):
         return None
     if cwd is not None and config_runs_programs(cwd):

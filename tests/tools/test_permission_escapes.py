@@ -65,6 +65,8 @@ FLAGS_THAT_WRITE_OR_RUN = [
     "grep --include-dir=x y",
     "ls --dired=x",
     "git remote show origin",
+    "git log --format=%GS",
+    "git show --pretty=format:%GK",
 ]
 LEAVES_THE_PROJECT = [
     "cat {/etc/passwd,README.md}",
@@ -145,6 +147,15 @@ GIT_CONFIGS_THAT_RUN_PROGRAMS = [
     '[filter "lfs"]\n\tclean = ./evil.sh %f\n',
     "[core]\n\tpager = ./evil.sh\n",
     '[includeIf "gitdir:~/"]\n\tpath = x\n',
+    "[log]\n\tshowSignature = true\n",
+]
+SUBMODULE_CONFIGS = [  # git status and git diff look into submodules, with the submodule's own config
+    "git status",
+    "git status -s",
+    "git diff",
+    "git diff --stat",
+    "git log",
+    "cd src && git status",
 ]
 DENIED_READS = [  # with Read(./secrets/**) denied, every tool that reads is refused there
     ("Bash", {"command": "cat secrets/key.pem"}),
@@ -199,6 +210,12 @@ for command in BARE_REPOSITORY_IN_THE_PROJECT:
         # Plan mode judges each part from the project folder, where git only reads; the cd then makes it ask.
         expected = "deny" if mode == "plan" and command.startswith("git -C") else "ask"
         CASES.append(("bare-repo-in-project", mode, "Bash", {"command": command}, None, expected))
+for command in SUBMODULE_CONFIGS:
+    for layout in ("modules", "in-place"):
+        for mode in MODES:
+            CASES.append(
+                (f"submodule-config-{layout}", mode, "Bash", {"command": command}, None, _expected_for_risky(mode))
+            )
 for tool, tool_input in DENIED_READS:
     for mode in MODES:
         CASES.append(("read-deny-covers-all-readers", mode, tool, tool_input, None, "deny"))
@@ -232,6 +249,12 @@ def test_every_class_has_at_least_five_members_and_the_table_at_least_eighty_cas
 def test_permission_table(places, cls, mode, tool, tool_input, git_config, expected):
     if git_config is not None:
         (places["P"] / ".git" / "config").write_text(git_config)
+    if cls.startswith("submodule-config"):
+        evil = "[core]\n\tfsmonitor = ../../evil.sh\n"
+        (places["P"] / ".gitmodules").write_text('[submodule "sub"]\n\tpath = vendor/sub\n')
+        inner = places["P"] / ("vendor/sub/.git" if cls.endswith("in-place") else ".git/modules/sub")
+        inner.mkdir(parents=True)
+        (inner / "config").write_text(evil)
     if cls == "bare-repo-in-project":
         bare = places["P"] / "vendor" / "evil"
         for folder in ("objects", "refs/heads"):
