@@ -95,8 +95,8 @@ def main() -> int:
     bwrap_ms = (m["bwrap"] - m["bash"]) * 1000
     flags_ms = (m["bwrap+flags"] - m["bwrap"]) * 1000
     own_ms = overhead_ms - (m["bwrap+flags"] - m["bash"]) * 1000
-    print(f"bwrap itself: {bwrap_ms:.1f} ms; the session's namespaces and mounts: {flags_ms:.1f} ms; ")
-    print(f"agentcli's own part: {own_ms:.1f} ms (load average {os.getloadavg()[0]:.1f})")
+    print(f"bwrap itself: {bwrap_ms:.1f} ms; the session's namespaces and mounts: {flags_ms:.1f} ms")
+    print(f"agentcli's own part: {own_ms:.1f} ms (load average {os.getloadavg()[0]:.1f}; a negative figure is noise)")
     verdict = "ok" if overhead_ms <= TARGET_MS else "over target"
     print(f"overhead per command: {overhead_ms:.1f} ms (target <= {TARGET_MS:g} ms): {verdict}")
     record("sandbox overhead", overhead_ms, "ms", note="sandboxed minus unconfined run_shell, median")
