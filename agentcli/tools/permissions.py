@@ -25,9 +25,9 @@ from pydantic import ValidationError
 from agentcli.config.modes import PERMISSION_MODES
 from agentcli.tools.base import Tool, ToolCall, ToolEnv
 from agentcli.tools.commands import deny_variants, inner_scripts
-from agentcli.tools.follow_links import follows_links
 from agentcli.tools.globs import expand_braces, has_magic, may_climb, static_prefix
 from agentcli.tools.paths import resolve
+from agentcli.tools.reaches_outside import reaches_outside
 from agentcli.tools.read_only import is_read_only, read_only_paths
 from agentcli.tools.rules import (
     Behavior,
@@ -390,7 +390,7 @@ class PermissionPolicy:
                     return "rule"
         paths = read_only_paths(sub, cwds[-1])
         # Where a cd leaves the shell is a guess (a subshell's does not last): git's config is judged in each place.
-        if paths is None or follows_links(sub) or any(read_only_paths(sub, cwd) is None for cwd in cwds[:-1]):
+        if paths is None or reaches_outside(sub) or any(read_only_paths(sub, cwd) is None for cwd in cwds[:-1]):
             return None
         words = paths + [r.target for r in sub.redirects if r.op in ("<", "<>") and r.target is not None]
         return "read" if all(self._inside_project(word, cwds) for word in words) else None

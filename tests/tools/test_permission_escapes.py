@@ -90,6 +90,11 @@ LEAVES_THE_PROJECT = [
     "git diff --relative=../",
     "git ls-files --exclude-from=../outside/secret.txt -o -i",
     "git grep --file=../outside/secret.txt",
+    """jq -n 'import "config" as $d {search: "/root/.docker"}; $d'""",
+    """jq -n 'import "../.docker/config" as $d; $d'""",
+    """jq 'include "x" {search: "/etc"}; .' README.md""",
+    "rg --files ..",
+    "rg --files ../outside",
 ]
 FOLLOWS_LINKS_OUT = [  # link_out is a symlink the repository ships, pointing outside it
     "grep -R s3cret .",

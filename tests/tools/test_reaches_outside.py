@@ -1,10 +1,10 @@
-"""Recursive readers told to follow symbolic links."""
+"""Readers that reach outside the project without naming the path: following links, jq modules, rg --files."""
 
 from __future__ import annotations
 
 import pytest
 
-from agentcli.tools.follow_links import follows_links
+from agentcli.tools.reaches_outside import reaches_outside
 from agentcli.tools.shell import parse_command
 
 
@@ -25,7 +25,13 @@ from agentcli.tools.shell import parse_command
         ("ls -la", False),
         ("ls -RL", True),
         ("cat -L", False),
+        ("""jq -n 'import "../.docker/config" as $d; $d'""", True),
+        ("""jq 'include "x"; .' a.json""", True),
+        ("jq .important a.json", False),
+        ("rg --files ..", True),
+        ("rg --files", False),
+        ("rg -n files src", False),
     ],
 )
-def test_follows_links(command: str, follows: bool):
-    assert follows_links(parse_command(command).commands[0]) is follows
+def test_reaches_outside(command: str, follows: bool):
+    assert reaches_outside(parse_command(command).commands[0]) is follows
