@@ -22,8 +22,9 @@ from pathlib import Path
 from agentcli.tools.denied_files import DeniedFiles, find_denied
 from agentcli.tools.rules import RuleRoots
 
-PROTECTED = (".git/hooks", ".git/config", ".agentcli", ".claude", ".mcp.json")
-"""Inside the project, read-only in the sandbox: what would make later runs (git, agentcli) execute code."""
+PROTECTED = (".git/hooks", ".git/config", ".git/config.worktree", ".git/modules", ".agentcli", ".claude", ".mcp.json")
+"""Inside the project, read-only in the sandbox: what would make later runs (git, agentcli) execute code
+(``.git/modules`` holds the submodules' own configs, which ``git status`` reads)."""
 INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
 
 

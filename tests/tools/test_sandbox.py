@@ -94,6 +94,18 @@ async def test_protected_folders_a_command_creates_are_removed(run_tool, sandbox
     assert "does not allow creating .claude; it was removed" in outcome.text
 
 
+async def test_submodule_configs_are_protected_too(run_tool, sandboxed, project: Path):
+    command = "mkdir -p .git/modules/sub && printf '[core]\\n\\tfsmonitor = ./evil\\n' > .git/modules/sub/config"
+    outcome = await run_tool("Bash", {"command": command}, tool_env=sandboxed)
+    assert not (project / ".git" / "modules").exists()
+    assert "does not allow creating .git/modules; it was removed" in outcome.text
+    (project / ".git" / "modules" / "sub").mkdir(parents=True)
+    (project / ".git" / "modules" / "sub" / "config").write_text("[core]\n")
+    outcome = await run_tool("Bash", {"command": command}, tool_env=sandboxed)
+    assert (project / ".git" / "modules" / "sub" / "config").read_text() == "[core]\n"
+    assert "Read-only file system" in outcome.text
+
+
 async def test_symlinked_protected_folder_is_protected_at_its_target(run_tool, project: Path, tmp_path: Path):
     real = project / "real-settings"
     real.mkdir()
