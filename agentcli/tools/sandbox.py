@@ -105,7 +105,7 @@ class Sandbox:
     read_denials: ReadDenials | None = None
     """The permission policy's ``Read(…)`` deny rules: what they name is hidden inside the sandbox."""
     _temp_dir: Path | None = field(default=None, init=False, repr=False)
-    _fixed: dict[bool, list[str]] = field(default_factory=dict, init=False, repr=False)
+    _fixed: dict[tuple[bool, tuple[str, ...]], list[str]] = field(default_factory=dict, init=False, repr=False)
     _denied: tuple[tuple[str, ...], DeniedFiles] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -145,16 +145,22 @@ class Sandbox:
         return [*args, "--", *argv]
 
     def _fixed_args(self, network: bool) -> list[str]:
-        if network not in self._fixed:
+        """The start of the command line, rebuilt only when a writable path appears or goes (or the network flag
+        differs)."""
+        present = tuple(path for path in self._writable if os.path.exists(path))
+        key = (network, present)
+        if key not in self._fixed:
             binary = shutil.which("bwrap") or "bwrap"
             args = [binary, *_base_args(network=network), "--bind", str(self.temp_dir), "/tmp"]
-            for path in (self.project_dir, *self.config.writable):
-                real = path.expanduser().resolve()
-                if real.exists():
-                    args += ["--bind", str(real), str(real)]
+            for path in present:
+                args += ["--bind", path, path]
             args += ["--setenv", "TMPDIR", "/tmp", "--setenv", "AGENTCLI_SANDBOX", "1"]
-            self._fixed[network] = args
-        return self._fixed[network]
+            self._fixed[key] = args
+        return self._fixed[key]
+
+    @functools.cached_property
+    def _writable(self) -> tuple[str, ...]:
+        return tuple(str(path.expanduser().resolve()) for path in (self.project_dir, *self.config.writable))
 
     @functools.cached_property
     def _protected(self) -> tuple[str, ...]:

@@ -324,3 +324,16 @@ def test_files_read_deny_rules_name_are_hidden_inside(run_cli, fake_api, project
     result = server.requests[1].body["messages"][2]["content"][0]["content"]
     assert "hidden-value" not in result and "Permission denied" in result
     assert (project / ".env").read_text() == "TOKEN=hidden-value-1\n" and not (project / "moved").exists()
+
+
+async def test_writable_paths_are_writable_once_they_exist(run_tool, project: Path, tmp_path: Path):
+    cache = tmp_path / "cache"
+    env = ToolEnv(project_dir=project, sandbox=Sandbox(SandboxConfig(writable=(cache,)), project))
+    first = await run_tool("Bash", {"command": f"touch {cache}/made"}, tool_env=env)
+    assert first.output.is_error and not (cache / "made").exists()
+    cache.mkdir()
+    await run_tool("Bash", {"command": f"touch {cache}/made"}, tool_env=env)
+    assert (cache / "made").exists()
+    outside = tmp_path / "outside"
+    await run_tool("Bash", {"command": f"touch {outside}"}, tool_env=env)
+    assert not outside.exists()
