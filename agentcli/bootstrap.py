@@ -142,6 +142,8 @@ def permission_policy(options: SessionOptions, settings: LoadedSettings) -> tupl
         ask=options.ask_permission,
         sandbox=session_sandbox(options, settings),
     )
+    if policy.sandbox is not None:  # look up what Read deny patterns name before the first command needs it
+        threading.Thread(target=policy.sandbox.hidden_paths, daemon=True).start()
     return policy, sources.removed_tools()
 
 
