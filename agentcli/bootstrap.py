@@ -20,7 +20,8 @@ from agentcli.config.settings import LoadedSettings, load_settings
 from agentcli.config.thinking import max_tokens_for, thinking_param
 from agentcli.context.system_prompt import build_system_prompt
 from agentcli.engine import EngineConfig, QueryEngine
-from agentcli.hooks.config import ConfiguredHook, configured_hooks
+from agentcli.hooks.config import ConfiguredHook, configured_hooks, hook_notes, runnable
+from agentcli.hooks.model_hooks import ModelHooks
 from agentcli.hooks.runner import HookRunner
 from agentcli.hooks.session_hooks import SessionHooks
 from agentcli.hooks.tool_gate import gate_with_pre_tool_use
@@ -197,6 +198,7 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
         settings = options.settings = settings.trusting()
     if (notice := settings.untrusted_notice()) is not None:
         options.notices.append(notice)
+    options.notices.extend(settings.notices)
     for layer in settings.source_layers:  # an untrusted folder's env is not applied, but still kept out of files
         remember_secrets(secret_values(layer.settings.env))
     merged = settings.merged
@@ -264,6 +266,10 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
     elif options.session_id:
         config.session_id = options.session_id
     if hooks is not None:
+        from agentcli.agents.hook_agent import HookAgent
+
+        hooks.runner.judge = ModelHooks(client, HookAgent(client, registry, env, config.can_use_tool))
+        hooks.runner.current_cwd = lambda: env.state.shell_cwd
         hooks.runner.session_id = config.session_id
         hooks.runner.permission_mode = policy.mode
         store_path = getattr(getattr(session, "store", None), "path", None)
@@ -396,7 +402,9 @@ def _session_hooks(
 ) -> SessionHooks | None:
     """The session's hooks: the settings files' (an untrusted folder's settings arrive without theirs), the
     plugins', then a driving program's; inside the sandbox when the settings ask for that."""
-    hooks = configured_hooks(settings.layers) + plugins.hooks + options.host_hooks
+    configured = configured_hooks(settings.layers) + plugins.hooks + options.host_hooks
+    options.notices.extend(hook_notes(configured))
+    hooks = runnable(configured)
     if not hooks:
         return None
     runner = HookRunner(hooks, project_dir=options.cwd, env=settings.merged.env)

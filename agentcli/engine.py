@@ -255,16 +255,27 @@ class QueryEngine:
             submitted = await hooks.user_prompt_submit(text)
             for out in self._hook_messages(submitted):
                 yield out
-            refusal = (
-                submitted.stop_reason
-                if submitted.prevent_continuation
-                else ("; ".join(msg for _, msg in submitted.blocking) or None)
-            )
-            if refusal is not None:
-                errors.append(f"Prompt blocked by a UserPromptSubmit hook: {refusal}")
+            if submitted.prevent_continuation:
+                errors.append(f"Prompt blocked by a UserPromptSubmit hook: {submitted.stop_reason}")
                 result = self._result(
                     "error_during_execution", 0, started, 0.0, "", None, errors, {"terminal_reason": "hook_stopped"}
                 )
+                self._record(result)
+                yield result
+                return
+            if submitted.blocking:  # not an error: the hook did its job (Claude Code exits 0 in -p)
+                refusal = "; ".join(message for _, message in submitted.blocking)
+                blocked = self._envelope(
+                    {
+                        "type": "system",
+                        "subtype": "warning",
+                        "level": "warning",
+                        "message": f"Prompt blocked by a UserPromptSubmit hook: {refusal}",
+                    }
+                )
+                self._record(blocked)
+                yield blocked
+                result = self._result("success", 0, started, 0.0, "", None, errors, {"terminal_reason": "hook_stopped"})
                 self._record(result)
                 yield result
                 return
@@ -474,7 +485,7 @@ class QueryEngine:
         ]
         out += [
             self._envelope({"type": "system", "subtype": "warning", "level": "warning", "message": message})
-            for message in outcome.system_messages
+            for message in outcome.system_messages + [f"{outcome.event} hook {error}" for error in outcome.errors]
         ]
         for message in out:
             self._record(message)

@@ -64,6 +64,13 @@ class SubagentHooks:
         self._agent_type = agent_type
         self.block_cap = hooks.block_cap
 
+    @property
+    def halt(self) -> str | None:
+        return self._hooks.halt
+
+    def take_warnings(self) -> list[str]:
+        return self._hooks.take_warnings()
+
     async def stop(self, last_assistant_text: str, stop_hook_active: bool) -> StopVerdict:
         return await self._hooks.stop(
             last_assistant_text,

@@ -108,7 +108,9 @@ def hooks_report(settings: Any, cwd: Path) -> tuple[str, str]:
         for hook in (h for h in hooks if h.event == event):
             matcher = hook.matcher if hook.matcher not in (None, "") else "*"
             lines.append(f"  matcher {matcher} · timeout {hook.timeout_s:g} s · {shown_path(hook.source, cwd)}")
-            lines.append(f"    $ {hook.command}")
+            lines.append(f"    $ {hook.label}")
+            if hook.note:
+                lines.append(f"    note: {hook.note}")
     if skipped:
         lines.append(
             f"{skipped} project hook(s) skipped: this folder is not trusted "

@@ -1,8 +1,11 @@
 """Settings files: user, project, local, then ``--settings``; later layers override earlier ones.
 
 Keys follow Claude Code's settings where they overlap (``hooks``, ``permissions``, ``model``, ``env``), so a
-settings file written for it works here. A broken file is reported with its path, line and key; faces decide
-whether to go on without it (interactive) or stop (``-p``).
+settings file written for it works here. Claude Code's own files (``~/.claude/settings.json``,
+``.claude/settings.json``, ``.claude/settings.local.json``) are read first, under agentcli's, so a team's existing
+setup applies as it is (``claudeCompat: false`` turns that off). A broken agentcli file is reported with its path,
+line and key; faces decide whether to go on without it (interactive) or stop (``-p``). A Claude Code file is never
+fatal: what agentcli can't use in it is left out with a notice.
 """
 
 from __future__ import annotations
@@ -12,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from agentcli.config.inputs import InputFileError, parse_json, read_input
 from agentcli.config.modes import PermissionMode
-from agentcli.config.paths import config_dir
+from agentcli.config.paths import claude_dir, config_dir
 from agentcli.config.trust import is_trusted, untrusted_notice, withhold_untrusted
 
 Source = Literal["userSettings", "projectSettings", "localSettings", "flagSettings"]
@@ -24,13 +27,30 @@ PROJECT_SCOPE: frozenset[str] = frozenset({"projectSettings", "localSettings"})
 """Sources that live in the project folder: filtered by :mod:`agentcli.config.trust` until the folder is trusted."""
 
 
+HookType = Literal["command", "prompt", "agent", "http", "mcp_tool"]
+RUNNABLE_HOOK_TYPES: frozenset[str] = frozenset({"command", "prompt", "agent"})
+"""Hook types agentcli runs; the others are accepted and listed with a note."""
+
+
 class HookCommand(BaseModel):
+    """One hook: a shell ``command``, or a ``prompt`` a small model judges (``agent``: with read-only tools)."""
+
     model_config = ConfigDict(extra="allow")
 
-    type: Literal["command"] = "command"
-    command: str = Field(min_length=1)
+    type: HookType = "command"
+    command: str | None = Field(default=None, min_length=1)
+    prompt: str | None = Field(default=None, min_length=1)
+    model: str | None = None
     timeout: float | None = Field(default=None, gt=0)
-    """Seconds; default 60."""
+    """Seconds; default 60 (30 for prompt hooks)."""
+
+    @model_validator(mode="after")
+    def _has_what_it_runs(self) -> HookCommand:
+        if self.type == "command" and not self.command:
+            raise ValueError("a command hook needs a non-empty 'command'")
+        if self.type in ("prompt", "agent") and not self.prompt:
+            raise ValueError(f"a {self.type} hook needs a non-empty 'prompt'")
+        return self
 
 
 class HookMatcher(BaseModel):
@@ -82,6 +102,8 @@ class Settings(BaseModel):
     stopHookBlockCap: int | None = Field(default=None, ge=1)
     theme: str | None = None
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    claudeCompat: bool | None = None
+    """False: ignore Claude Code's settings files (only counts in agentcli's own files and ``--settings``)."""
 
 
 class SettingsError(Exception):
@@ -100,6 +122,8 @@ class SettingsLayer:
     path: str
     data: dict[str, Any]
     settings: Settings
+    claude: bool = False
+    """One of Claude Code's files (``~/.claude``, ``.claude/``): same trust rules, lower precedence."""
 
     @property
     def project_scope(self) -> bool:
@@ -117,20 +141,33 @@ class LoadedSettings:
     """The layers as read from their files (for ``/hooks`` and the trust question)."""
     withheld: dict[str, list[str]] = field(default_factory=dict)
     """Per file (relative to the project): what an untrusted folder's settings were denied (``["2 hooks"]``)."""
+    notices: list[str] = field(default_factory=list)
+    """One-line notes for the user: what of Claude Code's files was left out and why."""
 
     def layer_sources(self) -> list[Source]:
         return [layer.source for layer in self.layers]
 
     def trusting(self) -> LoadedSettings:
         """The same files once the folder is trusted (the user just said yes, or ``--trust-project``)."""
-        return _combine(self.source_layers, list(self.errors), trusted=True)
+        trusted = _combine(self.source_layers, list(self.errors), trusted=True)
+        trusted.notices = list(self.notices)
+        return trusted
 
     def untrusted_notice(self) -> str | None:
         return untrusted_notice(self.withheld)
 
 
+def claude_settings_paths(project_dir: Path) -> list[tuple[Source, Path]]:
+    """Claude Code's settings files, lowest precedence first (all below agentcli's own)."""
+    return [
+        ("userSettings", claude_dir() / "settings.json"),
+        ("projectSettings", project_dir / ".claude" / "settings.json"),
+        ("localSettings", project_dir / ".claude" / "settings.local.json"),
+    ]
+
+
 def settings_paths(project_dir: Path) -> list[tuple[Source, Path]]:
-    """The settings files, lowest precedence first."""
+    """agentcli's settings files, lowest precedence first."""
     return [
         ("userSettings", config_dir() / "settings.json"),
         ("projectSettings", project_dir / ".agentcli" / "settings.json"),
@@ -167,6 +204,51 @@ def parse_settings(text: str, path: str, source: Source) -> SettingsLayer:
     return SettingsLayer(source, path, data, settings)
 
 
+MAX_DROPPED_KEYS = 50
+
+
+def parse_claude_settings(text: str, path: str, source: Source) -> tuple[SettingsLayer | None, list[str]]:
+    """A Claude Code settings file, as far as agentcli can use it: each value that does not validate (a newer
+    Claude Code key, a mode agentcli lacks) is left out, deepest key first, with a notice; never an error."""
+    try:
+        data = parse_json(text, path) if text.strip() else {}
+    except InputFileError as exc:
+        return None, [f"{exc}; agentcli ignored this Claude Code settings file"]
+    if not isinstance(data, dict):
+        return None, [f"{path}: not a JSON object; agentcli ignored this Claude Code settings file"]
+    notices: list[str] = []
+    for _ in range(MAX_DROPPED_KEYS):
+        try:
+            return SettingsLayer(source, path, data, Settings.model_validate(data), claude=True), notices
+        except ValidationError as exc:
+            issue = exc.errors()[0]
+            loc = [part for part in issue["loc"] if isinstance(part, str | int)]
+            key = ".".join(str(part) for part in loc)
+            data = _without(data, loc)
+            notices.append(f"{path}: {key}: {issue['msg']}; agentcli ignores this Claude Code setting")
+    return None, [*notices, f"{path}: too many settings agentcli can't use; ignored"]
+
+
+def _without(data: dict[str, Any], loc: list[str | int]) -> dict[str, Any]:
+    """``data`` without the value at ``loc`` (or, when that key is missing, without the object that lacks it)."""
+    copy: Any = json.loads(json.dumps(data))
+    parents: list[tuple[Any, str | int]] = []
+    node = copy
+    for part in loc:
+        present = (isinstance(node, dict) and part in node) or (
+            isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+        )
+        if not present:
+            break
+        parents.append((node, part))
+        node = node[part]
+    if not parents:
+        return {}
+    container, part = parents[-1]
+    del container[part]
+    return dict(copy)
+
+
 def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     """Objects merge key by key, lists add up (without repeats), anything else is replaced."""
     out = dict(base)
@@ -181,10 +263,29 @@ def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _claude_layers(project_dir: Path) -> tuple[list[SettingsLayer], list[str]]:
+    """Claude Code's files that exist, as layers, and notices about what of them agentcli left out."""
+    layers: list[SettingsLayer] = []
+    notices: list[str] = []
+    for source, path in claude_settings_paths(project_dir):
+        try:
+            text = read_input(path)
+        except InputFileError as exc:
+            notices.append(f"{exc}; agentcli ignored this Claude Code settings file")
+            continue
+        if text is not None:
+            layer, found = parse_claude_settings(text, str(path), source)
+            notices += found
+            if layer is not None:
+                layers.append(layer)
+    return layers, notices
+
+
 def load_settings(project_dir: Path, flag: str | None = None, *, trusted: bool | None = None) -> LoadedSettings:
     """Read every layer; ``flag`` is ``--settings``: a file path or inline JSON. ``trusted`` None: whether the user
     trusted this folder before."""
     loaded = LoadedSettings()
+    claude_layers, notices = _claude_layers(project_dir)
     candidates: list[tuple[Source, str, str]] = []
     for source, path in settings_paths(project_dir):
         try:
@@ -213,9 +314,16 @@ def load_settings(project_dir: Path, flag: str | None = None, *, trusted: bool |
             layers.append(parse_settings(text, origin, source))
         except SettingsError as exc:
             loaded.errors.append(exc)
-    return _combine(
+    compat = [layer.settings.claudeCompat for layer in layers if layer.settings.claudeCompat is not None]
+    if not compat or compat[-1]:
+        layers = claude_layers + layers
+    else:
+        notices = []
+    combined = _combine(
         layers, loaded.errors, trusted=is_trusted(project_dir) if trusted is None else trusted, project_dir=project_dir
     )
+    combined.notices = notices
+    return combined
 
 
 def _combine(
@@ -232,7 +340,7 @@ def _combine(
                 if project_dir is not None and shown.is_relative_to(project_dir):
                     shown = shown.relative_to(project_dir)
                 loaded.withheld[str(shown)] = withheld
-                layer = SettingsLayer(layer.source, layer.path, data, Settings.model_validate(data))
+                layer = SettingsLayer(layer.source, layer.path, data, Settings.model_validate(data), layer.claude)
         loaded.layers.append(layer)
         merged = _merge(merged, layer.data)
     loaded.merged = Settings.model_validate(merged)

@@ -12,7 +12,7 @@ import json
 import os
 import signal
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,7 +46,7 @@ class HookResult:
 
     def summary(self) -> dict[str, Any]:
         return {
-            "command": self.hook.command,
+            "command": self.hook.label,
             "source": self.hook.source,
             "exit_code": self.exit_code,
             "duration_ms": int(self.duration_s * 1000),
@@ -81,11 +81,11 @@ class HookOutcome:
     @property
     def blocking(self) -> list[tuple[str, str]]:
         """``(command, message)`` for each hook that blocked."""
-        return [(r.hook.command, msg) for r in self.results if (msg := r.blocking_message) is not None]
+        return [(r.hook.label, msg) for r in self.results if (msg := r.blocking_message) is not None]
 
     @property
     def errors(self) -> list[str]:
-        return [f"{r.hook.command}: {r.error}" for r in self.results if r.error]
+        return [f"{r.hook.label}: {r.error}" for r in self.results if r.error]
 
     @property
     def system_messages(self) -> list[str]:
@@ -112,6 +112,9 @@ class HookOutcome:
             decision = specific.get("permissionDecision")
             if decision in ("allow", "deny", "ask"):
                 found.setdefault(decision, str(specific.get("permissionDecisionReason") or ""))
+        for output in self._outputs():  # the older top-level spelling: "approve" allows, "block" is handled above
+            if output.get("decision") == "approve":
+                found.setdefault("allow", str(output.get("reason") or ""))
         for decision in ("deny", "ask", "allow"):
             if decision in found:
                 return decision, found[decision]
@@ -126,6 +129,8 @@ class HookOutcome:
 
 
 HookObserver = Callable[[str, ConfiguredHook, "HookResult | None"], None]
+ModelJudge = Callable[[ConfiguredHook, dict[str, Any]], Awaitable[dict[str, Any]]]
+"""Runs a ``prompt`` or ``agent`` hook: the hook and its input in, the JSON output a command hook would print out."""
 
 
 class HookRunner:
@@ -149,17 +154,25 @@ class HookRunner:
         self.env = dict(env or {})
         self.observer: HookObserver | None = None
         """Told when each hook starts (result None) and ends; a face that reports hook runs sets it."""
-        self.command_wrapper: Callable[[str], list[str]] | None = None
-        """Turns a hook's command into the program to start (the sandbox sets it); None: ``/bin/sh -c``."""
+        self.command_wrapper: Callable[[str, Path], list[str]] | None = None
+        """Turns a hook's command and its cwd into the program to start (the sandbox sets it); None: ``/bin/sh -c``."""
+        self.judge: ModelJudge | None = None
+        """Runs prompt and agent hooks (set by the bootstrap once there is a model client)."""
+        self.current_cwd: Callable[[], Path | None] = lambda: None
+        """Where the Bash tool's shell is now: hooks run there and get it as ``cwd``, as in Claude Code."""
 
     def has(self, event: str) -> bool:
-        return any(hook.event == event for hook in self.hooks)
+        return any(hook.event == event and hook.note is None for hook in self.hooks)
+
+    def cwd(self) -> Path:
+        current = self.current_cwd()
+        return current if current is not None and current.is_dir() else self.project_dir
 
     def matching(self, event: str, value: str | None = None) -> list[ConfiguredHook]:
         seen: set[str] = set()
         out = []
         for hook in self.hooks:
-            if hook.event != event or hook.command in seen:
+            if hook.event != event or hook.command in seen or hook.note is not None:
                 continue
             if event in ("Stop", "SubagentStop", "UserPromptSubmit") or matcher_matches(hook.matcher, value):
                 seen.add(hook.command)
@@ -174,7 +187,7 @@ class HookRunner:
         payload = {
             "session_id": self.session_id,
             "transcript_path": self.transcript_path or "",
-            "cwd": str(self.project_dir),
+            "cwd": str(self.cwd()),
             "permission_mode": self.permission_mode,
             "hook_event_name": event,
             **fields,
@@ -193,24 +206,33 @@ class HookRunner:
 
     async def _run_one(self, hook: ConfiguredHook, stdin: bytes) -> HookResult:
         if hook.callback is not None:
-            return await _call_back(hook, stdin)
+            return await _call_back(hook, stdin, hook.callback)
+        if hook.kind != "command":
+            judge = self.judge
+            if judge is None:
+                return HookResult(hook, None, "", "", 0.0, error=f"no model client to run this {hook.kind} hook")
+            return await _call_back(hook, stdin, lambda payload: judge(hook, payload))
         env = {
             **os.environ,
             **self.env,
             "CLAUDE_PROJECT_DIR": str(self.project_dir),
             "AGENTCLI_PROJECT_DIR": str(self.project_dir),
+            "CLAUDE_CODE_SESSION_ID": self.session_id,
+            "CLAUDECODE": "1",
+            "CLAUDE_CODE_ENTRYPOINT": "cli",
         }
         if hook.plugin_root:
             env["CLAUDE_PLUGIN_ROOT"] = hook.plugin_root
         started = time.monotonic()
         try:
-            argv = self.command_wrapper(hook.command) if self.command_wrapper else ["/bin/sh", "-c", hook.command]
+            cwd = self.cwd()
+            argv = self.command_wrapper(hook.command, cwd) if self.command_wrapper else ["/bin/sh", "-c", hook.command]
             process = await asyncio.create_subprocess_exec(
                 *argv,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
-                cwd=self.project_dir,
+                cwd=cwd,
                 env=env,
                 start_new_session=True,
             )
@@ -252,12 +274,14 @@ class HookRunner:
         return out, err
 
 
-async def _call_back(hook: ConfiguredHook, stdin: bytes) -> HookResult:
-    """A callback hook: its answer is the JSON output a command hook would print."""
-    assert hook.callback is not None
+async def _call_back(
+    hook: ConfiguredHook, stdin: bytes, call: Callable[[dict[str, Any]], Awaitable[Any]]
+) -> HookResult:
+    """A hook that is a function (a driving program's callback, a prompt hook): its answer is the JSON output a
+    command hook would print."""
     started = time.monotonic()
     try:
-        output = await asyncio.wait_for(hook.callback(json.loads(stdin)), hook.timeout_s)
+        output = await asyncio.wait_for(call(json.loads(stdin)), hook.timeout_s)
     except TimeoutError:
         return HookResult(
             hook,

@@ -37,6 +37,9 @@ class LoopHooks(Protocol):
     def halt(self) -> str | None:
         """Set when a tool hook answered ``continue: false`` (its ``stopReason``): the loop ends after these tools."""
 
+    def take_warnings(self) -> list[str]:
+        """What tool hooks said to the user since the last call (``systemMessage``, failures, timeouts)."""
+
     async def stop(self, last_assistant_text: str, stop_hook_active: bool) -> StopVerdict: ...
 
     async def post_tool_use(self, tool_use: dict[str, Any], finished: ToolFinished) -> list[str]: ...
@@ -59,6 +62,18 @@ class SessionHooks:
         self.runner = runner
         self.block_cap = block_cap or _env_cap() or DEFAULT_STOP_BLOCK_CAP
         self.halt: str | None = None
+        self._warnings: list[str] = []
+
+    def note(self, outcome: HookOutcome) -> None:
+        """Keep what a tool hook's run means for the user and the run: warnings, and ``continue: false``."""
+        self._warnings += outcome.system_messages
+        self._warnings += [f"{outcome.event} hook {error}" for error in outcome.errors]
+        if outcome.prevent_continuation and self.halt is None:
+            self.halt = outcome.stop_reason
+
+    def take_warnings(self) -> list[str]:
+        warnings, self._warnings = self._warnings, []
+        return warnings
 
     async def stop(
         self,
@@ -83,38 +98,44 @@ class SessionHooks:
         if outcome.prevent_continuation:
             verdict.prevent = True
             verdict.stop_reason = outcome.stop_reason
-        elif outcome.blocking:
-            lines = "\n".join(f"[{cmd}]: {msg}" for cmd, msg in outcome.blocking)
-            verdict.feedback = f"{event} hook feedback:\n{lines}"
+        elif outcome.blocking or outcome.additional_context:
+            # Blocking messages and additionalContext both send the model back to work, as in Claude Code.
+            lines = [f"[{cmd}]: {msg}" for cmd, msg in outcome.blocking] + outcome.additional_context
+            verdict.feedback = f"{event} hook feedback:\n" + "\n".join(lines)
         return verdict
 
     async def post_tool_use(self, tool_use: dict[str, Any], finished: ToolFinished) -> list[str]:
-        """Feedback for the model after a tool ran: blocking messages and ``additionalContext``."""
-        if not self.runner.has("PostToolUse") or finished.is_error:
+        """Feedback for the model after a tool ran (PostToolUse) or failed (PostToolUseFailure): blocking messages
+        and ``additionalContext``."""
+        event = "PostToolUseFailure" if finished.is_error else "PostToolUse"
+        if not self.runner.has(event):
             return []
-        response = finished.structured if finished.structured is not None else finished.block.get("content")
-        outcome = await self.runner.run(
-            "PostToolUse",
-            {
-                "tool_name": tool_use["name"],
-                "tool_input": tool_use.get("input", {}),
-                "tool_use_id": tool_use["id"],
-                "tool_response": response,
-            },
-            match_value=tool_use["name"],
-        )
-        if outcome.prevent_continuation:
-            self.halt = outcome.stop_reason
-        notes = [f"PostToolUse hook feedback:\n[{cmd}]: {msg}" for cmd, msg in outcome.blocking]
+        fields: dict[str, Any] = {
+            "tool_name": tool_use["name"],
+            "tool_input": tool_use.get("input", {}),
+            "tool_use_id": tool_use["id"],
+        }
+        if finished.is_error:
+            fields["error"] = _text_of(finished.block.get("content"))
+            fields["is_interrupt"] = False
+        else:
+            fields["tool_response"] = (
+                finished.structured if finished.structured is not None else finished.block.get("content")
+            )
+        outcome = await self.runner.run(event, fields, match_value=tool_use["name"])
+        self.note(outcome)
+        notes = [f"{event} hook feedback:\n[{cmd}]: {msg}" for cmd, msg in outcome.blocking]
         notes += outcome.additional_context
         return notes
 
     async def pre_tool_use(self, tool_name: str, tool_input: dict[str, Any], tool_use_id: str) -> HookOutcome:
-        return await self.runner.run(
+        outcome = await self.runner.run(
             "PreToolUse",
             {"tool_name": tool_name, "tool_input": tool_input, "tool_use_id": tool_use_id},
             match_value=tool_name,
         )
+        self.note(outcome)
+        return outcome
 
     async def user_prompt_submit(self, prompt: str) -> HookOutcome:
         return await self.runner.run("UserPromptSubmit", {"prompt": prompt})
@@ -127,6 +148,12 @@ class SessionHooks:
 
     async def notification(self, message: str, title: str) -> HookOutcome:
         return await self.runner.run("Notification", {"message": message, "title": title}, match_value=message)
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, list):
+        return "\n".join(str(block.get("text", "")) for block in content if isinstance(block, dict))
+    return str(content or "")
 
 
 def _env_cap() -> int | None:

@@ -24,8 +24,7 @@ class PreToolUseGate:
 
     async def __call__(self, tool: Tool, tool_input: dict[str, Any], call: ToolCall) -> PermissionDecision:
         outcome = await self.hooks.pre_tool_use(tool.name, tool_input, call.tool_use_id)
-        if outcome.prevent_continuation:
-            self.hooks.halt = outcome.stop_reason
+        if outcome.prevent_continuation:  # the hooks noted the halt; the loop ends after this batch
             return PermissionDecision("deny", f"A PreToolUse hook stopped the run: {outcome.stop_reason}")
         if outcome.blocking:
             reasons = "; ".join(message for _, message in outcome.blocking)

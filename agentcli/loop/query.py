@@ -146,7 +146,9 @@ async def query(params: QueryParams) -> AsyncGenerator[LoopEvent, None]:  # noqa
                     return
                 state.stop_hook_blocks += 1
                 assert params.hooks is not None and verdict.feedback is not None
-                if state.stop_hook_blocks >= params.hooks.block_cap:
+                if (
+                    state.stop_hook_blocks > params.hooks.block_cap
+                ):  # the cap's worth of blocks count, as in Claude Code
                     yield Notice(
                         "warning",
                         {
@@ -177,6 +179,9 @@ async def query(params: QueryParams) -> AsyncGenerator[LoopEvent, None]:  # noqa
                 results = {"role": "user", "content": content}
                 conversation.append(results)
                 yield ToolResults(results, finished)
+                if params.hooks is not None:
+                    for warning in params.hooks.take_warnings():
+                        yield Notice("warning", {"level": "warning", "message": warning})
                 if params.hooks is not None and params.hooks.halt is not None:
                     yield LoopEnded("hook_stopped", params.hooks.halt)
                     return

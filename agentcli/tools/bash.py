@@ -119,8 +119,8 @@ class BashTool(Tool):
             )
         content = "\n".join([text, *notes]).strip() if notes else text
         structured = {
-            "stdout": result.stdout,
-            "stderr": result.stderr,
+            "stdout": result.stdout.rstrip("\n"),  # as Claude Code gives it to hooks and SDK readers
+            "stderr": result.stderr.rstrip("\n"),
             "exitCode": result.exit_code,
             "interrupted": result.timed_out,
             "timedOut": result.timed_out,

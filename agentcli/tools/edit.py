@@ -12,7 +12,7 @@ from agentcli.files.text import TextFormat, with_newlines
 from agentcli.tools.base import Tool, ToolCall, ToolFailure, ToolInput, ToolOutput
 from agentcli.tools.filestate import remember, require_fresh, write_text
 from agentcli.tools.paths import resolve
-from agentcli.tools.write import unified_patch
+from agentcli.tools.write import structured_patch, unified_patch
 
 SNIPPET_CONTEXT = 4
 
@@ -114,5 +114,8 @@ def _result(path: Path, original: str, updated: str, tool_input: EditInput, new:
             "newString": tool_input.new_string,
             "replaceAll": tool_input.replace_all,
             "patch": unified_patch(path, original, updated),
+            "originalFile": original,
+            "structuredPatch": structured_patch(original, updated),
+            "userModified": False,
         },
     )

@@ -186,15 +186,15 @@ class Sandbox:
         return "/tmp/" + host_path.relative_to(self.temp_dir).as_posix()
 
 
-def sandboxed_hook(sandbox: Sandbox, command: str) -> list[str]:
-    """A hook's command run inside ``sandbox`` from the project folder (unconfined, as Bash commands are, where
+def sandboxed_hook(sandbox: Sandbox, command: str, cwd: Path) -> list[str]:
+    """A hook's command run inside ``sandbox`` from ``cwd`` (unconfined, as Bash commands are, where
     bwrap cannot start). Protected entries the hook creates where none were are removed once it ends, as after a
     Bash command."""
     argv = ["/bin/sh", "-c", command]
     if not sandbox.active:
         return argv
     missing = " ".join(shlex.quote(str(path)) for path in sandbox.missing_protected())
-    wrapped = sandbox.wrap(argv, sandbox.project_dir)
+    wrapped = sandbox.wrap(argv, cwd)
     if not missing:
         return wrapped
     return ["/bin/sh", "-c", f'"$@"; status=$?; rm -rf -- {missing}; exit $status', "sh", *wrapped]

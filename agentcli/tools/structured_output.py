@@ -103,13 +103,16 @@ class StructuredOutputRun:
     def __init__(self, inner: LoopHooks | None, retries: int) -> None:
         self.inner = inner
         self.retries = retries
-        self.block_cap = retries + 1
+        self.block_cap = retries
         self.failures = 0
         self.value: dict[str, Any] | None = None
 
     @property
     def halt(self) -> str | None:
         return self.inner.halt if self.inner is not None else None
+
+    def take_warnings(self) -> list[str]:
+        return self.inner.take_warnings() if self.inner is not None else []
 
     @classmethod
     def for_registry(cls, registry: ToolRegistry, inner: LoopHooks | None) -> StructuredOutputRun | None:

@@ -28,6 +28,32 @@ def unified_patch(path: Path, old: str, new: str) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
+def structured_patch(old: str, new: str) -> list[dict[str, Any]]:
+    """The change as Claude Code's ``structuredPatch`` hunks (``oldStart``, ``oldLines``, ``newStart``,
+    ``newLines``, ``lines`` prefixed with `` ``/``-``/``+``), which hook scripts parse."""
+    before, after = old.splitlines(), new.splitlines()
+    hunks: list[dict[str, Any]] = []
+    for group in difflib.SequenceMatcher(None, before, after, autojunk=False).get_grouped_opcodes(3):
+        lines: list[str] = []
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                lines += [" " + line for line in before[i1:i2]]
+                continue
+            lines += ["-" + line for line in before[i1:i2]]
+            lines += ["+" + line for line in after[j1:j2]]
+        first, last = group[0], group[-1]
+        hunks.append(
+            {
+                "oldStart": first[1] + 1,
+                "oldLines": last[2] - first[1],
+                "newStart": first[3] + 1,
+                "newLines": last[4] - first[3],
+                "lines": lines,
+            }
+        )
+    return hunks
+
+
 class WriteTool(Tool):
     name = "Write"
     description = (
@@ -63,6 +89,8 @@ def _write(path: Path, content: str, call: ToolCall) -> ToolOutput:
         "filePath": str(path),
         "content": content,
         "patch": unified_patch(path, old or "", content),
+        "structuredPatch": structured_patch(old or "", content),
+        "originalFile": old,
     }
     if old is None:
         return ToolOutput(f"File created successfully at: {path}", structured=structured)

@@ -42,12 +42,12 @@ def hooks_command(argv: list[str]) -> int:  # noqa: C901
     if not is_trusted(cwd) and any(layer.project_scope for layer in settings.layers):
         print("note: this folder is not trusted; agentcli itself skips its project hooks", file=sys.stderr)
     if args.action == "list":
-        for event in EVENTS:
-            found = [hook for hook in hooks if hook.event == event]
-            if found:
-                print(event)
-                for hook in found:
-                    print(f"  [{hook.matcher or '*'}] {hook.command}  (timeout {hook.timeout_s:g} s, {hook.source})")
+        for event in dict.fromkeys(hook.event for hook in hooks):
+            print(event)
+            for hook in (h for h in hooks if h.event == event):
+                print(f"  [{hook.matcher or '*'}] {hook.label}  (timeout {hook.timeout_s:g} s, {hook.source})")
+                if hook.note:
+                    print(f"    note: {hook.note}")
         if not hooks:
             print("No hooks configured.")
         return 0
@@ -58,13 +58,16 @@ def hooks_command(argv: list[str]) -> int:  # noqa: C901
     if not isinstance(fields, dict):
         parser.error("--input must be a JSON object")
     runner = HookRunner(hooks, project_dir=cwd, session_id="hooks-run", env=settings.merged.env)
+    for hook in hooks:
+        if hook.event == args.event and hook.note:
+            print(f"note: {hook.label}: {hook.note}", file=sys.stderr)
     match_value = fields.get(MATCH_FIELD.get(args.event, ""))
     outcome = asyncio.run(runner.run(args.event, fields, match_value=match_value))
     if not outcome.results:
         print(f"No hooks matched {args.event}.")
         return 0
     for result in outcome.results:
-        print(f"● {result.hook.command}  ({result.hook.source})")
+        print(f"● {result.hook.label}  ({result.hook.source})")
         status = "timed out" if result.timed_out else f"exit {result.exit_code}"
         print(f"  {status} in {result.duration_s * 1000:.0f} ms")
         if result.stdout.strip():

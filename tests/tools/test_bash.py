@@ -20,8 +20,8 @@ async def test_runs_in_the_project_and_interleaves_stdout_and_stderr(run_tool, p
     outcome = await run_tool("Bash", {"command": "pwd; echo out; sleep 0.05; echo err >&2; sleep 0.05; echo out2"})
     assert outcome.ok
     assert outcome.text.splitlines() == [str(project.resolve()), "out", "err", "out2"]
-    assert outcome.structured["stdout"] == f"{project.resolve()}\nout\nout2\n"
-    assert outcome.structured["stderr"] == "err\n"
+    assert outcome.structured["stdout"] == f"{project.resolve()}\nout\nout2"  # no trailing newline, as in Claude Code
+    assert outcome.structured["stderr"] == "err"
     assert outcome.structured["exitCode"] == 0
 
 
