@@ -10,7 +10,7 @@ from pydantic import Field
 
 from agentcli.files.text import TextFormat, with_newlines
 from agentcli.tools.base import Tool, ToolCall, ToolFailure, ToolInput, ToolOutput
-from agentcli.tools.filestate import remember, require_fresh, write_text
+from agentcli.tools.filestate import refresh, remember, write_text
 from agentcli.tools.paths import resolve
 from agentcli.tools.write import structured_patch, unified_patch
 
@@ -28,10 +28,11 @@ class EditTool(Tool):
     name = "Edit"
     description = (
         "Performs exact string replacements in files. The file must have been read with the Read tool in this "
-        "session and must not have changed since. old_string must match the file exactly (indentation included, "
+        "session. old_string must match the file exactly (indentation included, "
         "without the line-number prefix Read shows) and must be unique in the file unless replace_all is true; "
         "add surrounding lines to make it unique. An empty old_string creates a new file with new_string. The file "
-        "keeps its encoding, byte-order mark and line endings."
+        "keeps its encoding, byte-order mark and line endings. If the file changed on disk since you read it (a "
+        "formatter, the user), the edit is made against its current content and you are shown what changed."
     )
     input_model = EditInput
 
@@ -40,22 +41,34 @@ class EditTool(Tool):
 
     async def call(self, tool_input: Any, call: ToolCall) -> ToolOutput:
         path = resolve(tool_input.file_path, call.env.project_dir)
-        return await asyncio.to_thread(_edit, path, tool_input, call)
+        return await asyncio.to_thread(_edit_with_refresh, path, tool_input, call)
 
 
-def _edit(path: Path, tool_input: EditInput, call: ToolCall) -> ToolOutput:
+def _edit_with_refresh(path: Path, tool_input: EditInput, call: ToolCall) -> ToolOutput:
+    """The edit, told what changed on disk since the model read the file (the result or failure starts with it)."""
+    changed: list[str] = []
+    try:
+        output = _edit(path, tool_input, call, changed)
+    except ToolFailure as exc:
+        if changed:
+            raise ToolFailure(f"{changed[0]}\n\n{exc}") from None
+        raise
+    if changed and isinstance(output.content, str):
+        output.content = f"{changed[0]}\n\n{output.content}"
+    return output
+
+
+def _edit(path: Path, tool_input: EditInput, call: ToolCall, changed: list[str]) -> ToolOutput:
     old_string, new_string = tool_input.old_string, tool_input.new_string
     if old_string == new_string:
         raise ToolFailure("No changes to make: old_string and new_string are exactly the same.")
     if path.is_dir():
         raise ToolFailure(f"{path} is a directory; give the path of a file.")
     if not path.exists():
-        if old_string:
-            raise ToolFailure(f"File does not exist: {path}")
-        write_text(path, new_string, TextFormat())
-        remember(path, call.env.state, new_string)
-        return _result(path, "", new_string, tool_input, new_string, 0)
-    current = require_fresh(path, call.env.state)
+        return _create(path, tool_input, call)
+    current, note = refresh(path, call.env.state)
+    if note is not None:
+        changed.append(note)
     if current.problem:
         raise ToolFailure(
             f"Cannot edit {path}: {current.problem}. Edit refuses files it cannot read exactly, so that no byte of "
@@ -90,6 +103,15 @@ def _edit(path: Path, tool_input: EditInput, call: ToolCall) -> ToolOutput:
     write_text(path, updated, current.format)
     remember(path, call.env.state, updated)
     return _result(path, original, updated, tool_input, new_string, position)
+
+
+def _create(path: Path, tool_input: EditInput, call: ToolCall) -> ToolOutput:
+    """An Edit with an empty ``old_string`` of a file that does not exist yet creates it."""
+    if tool_input.old_string:
+        raise ToolFailure(f"File does not exist: {path}")
+    write_text(path, tool_input.new_string, TextFormat())
+    remember(path, call.env.state, tool_input.new_string)
+    return _result(path, "", tool_input.new_string, tool_input, tool_input.new_string, 0)
 
 
 def _result(path: Path, original: str, updated: str, tool_input: EditInput, new: str, position: int) -> ToolOutput:

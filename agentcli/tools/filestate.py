@@ -4,6 +4,7 @@ atomically in the file's own encoding, BOM and line endings."""
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 
 from agentcli.files.atomic import AtomicWriteError, atomic_write
@@ -37,6 +38,37 @@ def require_fresh(path: Path, state: SessionToolState) -> DecodedText:
     if snapshot.content is not None and current.text == snapshot.content:
         return current  # touched but not changed
     raise ToolFailure(CHANGED)
+
+
+MAX_CHANGE_LINES = 40
+
+
+def refresh(path: Path, state: SessionToolState) -> tuple[DecodedText, str | None]:
+    """The file's current text for an Edit, and a note for the model when it changed on disk since it was read
+    (a formatter hook, the user): the new text becomes what the model has seen, so the Edit is judged against it
+    rather than refused. Raises ToolFailure when the model never read the file."""
+    snapshot = state.read_files.get(str(path))
+    if snapshot is None:
+        raise ToolFailure(NOT_READ)
+    stat = path.stat()
+    current = read_decoded(path)
+    if stat.st_mtime_ns == snapshot.mtime_ns and stat.st_size == snapshot.size:
+        return current, None
+    if snapshot.content is not None and current.text == snapshot.content:
+        return current, None
+    state.read_files[str(path)] = FileSnapshot(stat.st_mtime_ns, stat.st_size, current.text)
+    return current, changed_note(path, snapshot.content, current.text)
+
+
+def changed_note(path: Path, before: str | None, after: str) -> str:
+    """What the model is told about a file that changed under it: a short diff of the change."""
+    head = f"Note: {path} was changed on disk after you read it (by the user, a hook or a formatter)."
+    if before is None:
+        return f"{head} Its current content was used for this edit; read it again to see it all."
+    lines = list(difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=1))[2:]
+    if len(lines) > MAX_CHANGE_LINES:
+        lines = [*lines[:MAX_CHANGE_LINES], f"… {len(lines) - MAX_CHANGE_LINES} more diff lines"]
+    return f"{head} What changed:\n" + "\n".join(lines)
 
 
 def write_text(path: Path, text: str, fmt: TextFormat) -> None:

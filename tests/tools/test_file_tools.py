@@ -91,15 +91,22 @@ async def test_edit_requires_a_read_first(run_tool, project: Path):
     assert outcome.failure == "File has not been read yet. Read it first before writing to it."
 
 
-async def test_edit_refuses_a_stale_file_but_not_a_merely_touched_one(run_tool, project: Path):
+async def test_edit_of_a_file_changed_on_disk_is_judged_against_its_new_text(run_tool, project: Path):
     path = project / "src" / "app.py"
     await run_tool("Read", {"file_path": str(path)})
     stat = path.stat()
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))  # touched, same content
-    assert (await run_tool("Edit", {"file_path": str(path), "old_string": "a + b", "new_string": "b + a"})).ok
-    path.write_text("def add(a, b):\n    return b + a  # reformatted\n")  # changed on disk behind our back
-    outcome = await run_tool("Edit", {"file_path": str(path), "old_string": "b + a", "new_string": "a + b"})
-    assert "modified since it was read" in outcome.failure
+    touched = await run_tool("Edit", {"file_path": str(path), "old_string": "a + b", "new_string": "b + a"})
+    assert touched.ok and "changed on disk" not in touched.text
+    path.write_text("def add(a, b):\n    return b + a  # reformatted\n")  # a formatter rewrote it
+    outcome = await run_tool("Edit", {"file_path": str(path), "old_string": "# reformatted", "new_string": "# sum"})
+    assert outcome.ok and path.read_text() == "def add(a, b):\n    return b + a  # sum\n"
+    assert outcome.text.startswith(f"Note: {path} was changed on disk after you read it")
+    assert "-    return b + a\n+    return b + a  # reformatted" in outcome.text
+    path.write_text("def add(a, b):\n    return a + b\n")
+    gone = await run_tool("Edit", {"file_path": str(path), "old_string": "# sum", "new_string": "# total"})
+    assert gone.failure.startswith("Note:") and "String to replace not found" in gone.failure
+    assert "+    return a + b" in gone.failure
 
 
 async def test_edit_ambiguous_missing_and_identical_strings(run_tool, project: Path):
