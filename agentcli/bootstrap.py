@@ -259,7 +259,9 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
     if hooks is not None:
         config.can_use_tool = gate_with_pre_tool_use(policy, hooks)
     config.permission_policy = policy
-    config.slash_commands = slash_command_names(config.slash_commands)
+    _add_commands(options, settings, config, plugins)
+    custom = [command.name for command in config.commands.commands] if config.commands is not None else []
+    config.slash_commands = slash_command_names(config.slash_commands + custom)
     if session is not None:
         config.session_id = session.session_id
         config.recorder = session.store
@@ -388,6 +390,28 @@ def _add_mcp(
         config.extensions["mcp"] = manager
         config.expand_prompt = PromptExpander(manager)
         config.mcp_prompts = LivePrompts(manager)
+
+
+def _add_commands(options: SessionOptions, settings: LoadedSettings, config: EngineConfig, plugins: Any) -> None:
+    """Custom slash commands (``.claude/commands``, ``.agentcli/commands``, the user's, plugins'): a submitted
+    ``/name args`` is expanded before MCP prompts and mentions."""
+    from agentcli.commands.custom import load_commands
+    from agentcli.commands.runtime import CommandRunner
+
+    catalog = load_commands(options.cwd, plugins.folders("commands"))
+    options.notices.extend(catalog.problems)
+    if not catalog.commands:
+        return
+    config.commands = CommandRunner(
+        catalog.commands,
+        registry=config.registry,
+        tool_env=config.tool_env,
+        policy=config.permission_policy,
+        can_use_tool=config.can_use_tool,
+        trusted=settings.trusted,
+        then=config.expand_prompt,
+    )
+    config.expand_prompt = config.commands
 
 
 def _as_models(value: str | list[str] | None) -> tuple[str, ...]:

@@ -98,6 +98,8 @@ class EngineConfig:
     expand_prompt: Callable[[str], Awaitable[tuple[str, list[str]]]] | None = None
     """Turns a typed prompt into what is sent, plus context for the model (MCP prompts run as ``/mcp__…``
     commands, ``@server:uri`` resources read)."""
+    commands: Any = None
+    """The session's custom slash commands (a :class:`agentcli.commands.runtime.CommandRunner`), for the registry."""
     mcp_prompts: Iterable[Any] = ()
     """MCP prompts for the slash-command registry (``/mcp__server__prompt``)."""
     extensions: dict[str, Any] = field(default_factory=dict)
