@@ -89,7 +89,10 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="?",
         const="",
         metavar="ID",
-        help="resume a session by ID (without an ID: list this directory's sessions)",
+        help=(
+            "resume a session by ID, a Claude Code session ID or a transcript path (without one: list this "
+            "directory's sessions)"
+        ),
     )
     parser.add_argument(
         "--fork-session",

@@ -2,7 +2,7 @@
 
 Listing must stay quick with many long transcripts, so it never parses a whole file: the first prompt comes from
 the first lines, the branch from the tail, and the message count from counting line openings (every line the store
-writes starts with its ``type``).
+writes starts with its ``type``; Claude Code's lines hold it after their ``parentUuid``, ``cwd``… keys).
 """
 
 from __future__ import annotations
@@ -19,7 +19,12 @@ from agentcli.config.paths import data_dir, sessions_dir
 
 SUFFIX = ".jsonl"
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
-_MESSAGE_OPENINGS = (b'\n{"type":"user"', b'\n{"type":"assistant"')
+_MESSAGE_OPENINGS = (
+    b'\n{"type":"user"',
+    b'\n{"type":"assistant"',
+    b',"type":"user","message":',  # Claude Code's key order (a nested object's quotes would be escaped)
+    b',"type":"assistant","message":',
+)
 _BRANCH = re.compile(rb'"gitBranch":"((?:[^"\\]|\\.){0,512})"')
 _CHUNK = 1 << 20
 _HEAD_LINES = 64
@@ -149,7 +154,7 @@ def _head(handle: Any) -> tuple[str | None, str | None, str | None]:
         if not raw.endswith(b"\n"):
             _skip_rest_of_line(handle)
             continue
-        if not raw.startswith(b'{"type":"user"'):
+        if not raw.startswith(b'{"type":"user"') and b'"type":"user"' not in raw:
             continue
         try:
             entry = json.loads(raw)

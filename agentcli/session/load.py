@@ -144,6 +144,7 @@ class _HistoryBuilder:
         self._pending: dict[str, Message] = {}  # tool_use id -> block, in tool_use order
         self._group: Message | None = None  # the user message collecting the results of the last assistant
         self._tool_ids: set[str] = set()
+        self._response: tuple[str, Message] | None = None  # the last assistant message's API id and entry
 
     def reset(self) -> None:
         """A compact boundary: what came before is summarised by the lines that follow."""
@@ -151,6 +152,7 @@ class _HistoryBuilder:
         self._pending = {}
         self._group = None
         self._tool_ids = set()
+        self._response = None
 
     def assistant(self, entry: Message) -> None:
         if entry.get("isApiErrorMessage") or _is_sidechain(entry):
@@ -164,11 +166,18 @@ class _HistoryBuilder:
         ids = [block["id"] for block in param["content"] if block["type"] == "tool_use"]
         if len(set(ids)) != len(ids) or not self._tool_ids.isdisjoint(ids):
             raise _Invalid("repeats a tool call id")
-        self._close_pending()
         self._tool_ids.update(ids)
+        response_id = entry["message"].get("id")
+        if self._response is not None and isinstance(response_id, str) and response_id == self._response[0]:
+            # Claude Code writes one line per content block (results may come between): one response, one message.
+            self._response[1]["content"].extend(param["content"])
+            self._pending.update((block["id"], block) for block in param["content"] if block["type"] == "tool_use")
+            return
+        self._close_pending()
         self.messages.append(param)
         self._pending = {block["id"]: block for block in param["content"] if block["type"] == "tool_use"}
         self._group = None
+        self._response = (response_id, param) if isinstance(response_id, str) else None
 
     def user(self, entry: Message) -> None:
         if _is_sidechain(entry):
@@ -203,6 +212,7 @@ class _HistoryBuilder:
         self._close_pending()
         self.messages.append({"role": "user", "content": content})
         self._group = None
+        self._response = None
 
     def _close_pending(self) -> None:
         if self._pending:

@@ -119,6 +119,11 @@ def open_session(  # noqa: C901
     if resume:
         source = find_session(cwd, resume)
         if source is None:
+            from agentcli.session.claude_import import foreign_transcript, import_session
+
+            foreign = foreign_transcript(cwd, resume)
+            if foreign is not None:
+                return import_session(cwd, foreign, session_id=wanted, redactor=redactor)
             elsewhere = find_elsewhere(resume)
             hint = (
                 f"It was started in {elsewhere.cwd}; run agentcli from there to resume it."

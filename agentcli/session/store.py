@@ -184,6 +184,9 @@ class TranscriptStore:
         uid = entry.get("uuid")
         line["uuid"] = uid if isinstance(uid, str) else str(uuid.uuid4())
         line["parentUuid"] = self.last_uuid
+        # What transcript readers built for Claude Code's files expect on every line.
+        line["isSidechain"] = entry.get("parent_tool_use_id") is not None
+        line["userType"] = "external"
         line["sessionId"] = self.session_id
         line["timestamp"] = timestamp()
         line["cwd"] = self._cwd
@@ -204,7 +207,8 @@ class TranscriptStore:
 
     def _write_line(self, line: Entry) -> None:
         self._write_text(dumps(line))
-        self.last_uuid = line["uuid"]
+        if line["type"] != "result":  # a turn's summary is a leaf: the conversation's chain goes on without it
+            self.last_uuid = line["uuid"]
 
     def _write_text(self, text: str) -> None:
         if self._redactor:
