@@ -117,6 +117,8 @@ class QueryEngine:
         self.permission_denials: list[dict[str, Any]] = []
         self._init_sent = False
         self._session_started = False
+        self._start_context: list[str] = []
+        """SessionStart hooks' context, kept until a prompt is actually sent (the first may be blocked)."""
         self._task: asyncio.Task[Any] | None = None
         self._interrupted = False
         self._services_started = False
@@ -248,7 +250,7 @@ class QueryEngine:
                 started_outcome = await hooks.session_start(self.config.session_source)
                 for out in self._hook_messages(started_outcome):
                     yield out
-                context += started_outcome.additional_context
+                self._start_context = started_outcome.additional_context
             text = (
                 prompt
                 if isinstance(prompt, str)
@@ -281,7 +283,8 @@ class QueryEngine:
                 self._record(result)
                 yield result
                 return
-            context += submitted.additional_context
+            context += self._start_context + submitted.additional_context
+            self._start_context = []
 
         user_param: Message = {"role": "user", "content": _with_context(prompt, context)}
         self.conversation.append(user_param)

@@ -86,6 +86,8 @@ async def _print_run(
                     out.flush()
             elif verbose and output_format == "text":
                 _describe(message, err)
+            elif output_format == "text" and kind == "system" and message.get("subtype") == "warning":
+                err.write(f"agentcli: {message.get('message')}\n")  # hooks' warnings and failures reach the user
             if kind == "result":
                 result = message
     if result is None:
