@@ -16,6 +16,7 @@ from agentcli.hooks.runner import HookRunner
 MATCH_FIELD = {
     "PreToolUse": "tool_name",
     "PostToolUse": "tool_name",
+    "PostToolUseFailure": "tool_name",
     "SessionStart": "source",
     "SessionEnd": "reason",
     "PreCompact": "trigger",
