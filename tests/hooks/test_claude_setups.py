@@ -370,3 +370,28 @@ def test_print_mode_with_claude_only_hook_types_and_a_blocked_prompt_exits_0(fak
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.strip() == "All done." and len(server.requests) == 2
     assert 'does not run "mcp_tool" hooks' in ran.stderr
+
+
+def test_hooks_list_shows_each_hooks_file_and_why_some_never_run(run_cli, project: Path):
+    hooks = {"PreToolUse": command("guard.sh", "Bash"), "PermissionRequest": command("guard.sh")}
+    install(project, hooks, {"guard.sh": BASH_GUARD})
+    listed = run_cli("hooks", "list")
+    assert listed.returncode == 0, listed.stderr
+    settings = str(project / ".claude" / "settings.json")
+    assert "PreToolUse" in listed.stdout and settings in listed.stdout
+    assert "note: agentcli does not fire PermissionRequest" in listed.stdout
+
+
+def test_hooks_report_names_prompt_hooks_and_notes(project: Path):
+    from agentcli.commands.reports import hooks_report
+    from agentcli.config.settings import load_settings
+
+    hooks = {
+        "Stop": [{"hooks": [{"type": "prompt", "prompt": "Is it done?"}]}],
+        "Setup": command("guard.sh"),
+    }
+    install(project, hooks, {"guard.sh": BASH_GUARD})
+    title, detail = hooks_report(load_settings(project, trusted=True), project)
+    assert title == "Hooks (2)"
+    assert "$ prompt: Is it done?" in detail and "note: agentcli does not fire Setup" in detail
+    assert ".claude/settings.json" in detail

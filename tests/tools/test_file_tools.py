@@ -221,3 +221,22 @@ def test_schemas_use_claude_code_field_names():
         "status",
         "activeForm",
     ]
+
+
+async def test_edit_and_write_responses_carry_what_hook_scripts_parse(run_tool, project: Path):
+    path = project / "src" / "app.py"
+    await run_tool("Read", {"file_path": str(path)})
+    edited = await run_tool("Edit", {"file_path": str(path), "old_string": "a + b", "new_string": "a - b"})
+    assert edited.structured["originalFile"] == "def add(a, b):\n    return a + b\n"
+    assert edited.structured["structuredPatch"] == [
+        {
+            "oldStart": 1,
+            "oldLines": 2,
+            "newStart": 1,
+            "newLines": 2,
+            "lines": [" def add(a, b):", "-    return a + b", "+    return a - b"],
+        }
+    ]
+    created = await run_tool("Write", {"file_path": str(project / "new.txt"), "content": "one\n"})
+    assert created.structured["originalFile"] is None
+    assert created.structured["structuredPatch"][0]["lines"] == ["+one"]
