@@ -296,7 +296,7 @@ class QueryEngine:
             client=self.config.client,
             registry=self.config.registry,
             tool_env=self.config.tool_env,
-            model=self.config.model,
+            model=getattr(self.config.commands, "turn_model", None) or self.config.model,  # a command's `model:`
             conversation=self.conversation,
             system=self.config.system_prompt,
             max_tokens=self.config.max_tokens,

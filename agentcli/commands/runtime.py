@@ -46,10 +46,13 @@ class CommandRunner:
         self.can_use_tool = can_use_tool
         self.trusted = trusted
         self.then = then
+        self.turn_model: str | None = None
+        """The ``model`` of the command this turn runs (None: the session's)."""
 
     async def __call__(self, text: str) -> tuple[str, list[str]]:
         matched = match_command(self.commands, text)
         context: list[str] = []
+        self.turn_model = matched[0].model if matched is not None else None
         if matched is not None:
             command, arguments = matched
             text = await self._run_bangs(command, substitute(command.body, arguments))

@@ -77,3 +77,13 @@ async def test_an_untrusted_folders_command_gets_no_allowed_tools(fake_api, make
     await collect(make_engine(server), "/go")
     assert not (project / "made").exists()
     assert "Out: [not run:" in server.requests[0].body["messages"][0]["content"]
+
+
+async def test_a_commands_model_is_used_for_its_turn_only(fake_api, make_engine, project: Path):
+    _command(project / ".claude" / "commands", "quick", "---\nmodel: claude-haiku-5-5\n---\nAnswer briefly: $ARGUMENTS")
+    server = fake_api({"turns": [TEXT, TEXT]})
+    engine = make_engine(server, model="claude-sonnet-5-5")
+    await collect(engine, "/quick why is the sky blue")
+    await collect(engine, "and at sunset?")
+    assert [request.body["model"] for request in server.requests] == ["claude-haiku-5-5", "claude-sonnet-5-5"]
+    assert server.requests[0].body["messages"][0]["content"] == "Answer briefly: why is the sky blue"
