@@ -18,6 +18,7 @@ from agentcli.api.retry import RetryPolicy
 from agentcli.commands import slash_command_names
 from agentcli.config.settings import LoadedSettings, load_settings
 from agentcli.config.thinking import max_tokens_for, thinking_param
+from agentcli.context.compact import ContextSettings
 from agentcli.context.system_prompt import build_system_prompt
 from agentcli.engine import EngineConfig, QueryEngine
 from agentcli.hooks.config import ConfiguredHook, configured_hooks, hook_notes, runnable
@@ -254,6 +255,7 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
         session_source="resume" if options.resume or options.continue_session else "startup",
         services=[env.state.shells],
         extensions={"shells": env.state.shells},
+        context=ContextSettings(merged.autoCompact, merged.autoCompactPercent, merged.contextWindow),
     )
     _add_mcp(options, settings, config, plugins, removed_tools)
     if hooks is not None:

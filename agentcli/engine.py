@@ -9,19 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import time
-import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from collections.abc import AsyncIterator
+from typing import Any
 
 from agentcli import sdk_messages as sdk
 from agentcli.api.accumulate import MessageAccumulator
-from agentcli.api.client import ModelClient
-from agentcli.api.retry import RetryPolicy
+from agentcli.api.client import ModelRequest
+from agentcli.context.compact import Compactor
 from agentcli.context.conversation import Conversation
+from agentcli.context.memory import memory_prompt
 from agentcli.debuglog import record_exception
+from agentcli.engine_config import EngineConfig, Recorder, SessionService
+from agentcli.engine_messages import Outbox
 from agentcli.events import (
     AssistantTurn,
+    Compacted,
     LoopEnded,
     NestedMessage,
     Notice,
@@ -34,76 +36,19 @@ from agentcli.events import (
     ToolStarted,
     UserInjected,
 )
-from agentcli.hooks.runner import HookOutcome
-from agentcli.hooks.session_hooks import SessionHooks
 from agentcli.loop.query import query
 from agentcli.loop.repair import assistant_param, synthetic_results, unanswered_tool_uses
 from agentcli.loop.state import QueryParams
-from agentcli.tools.base import Tool, ToolCall, ToolEnv, ToolRegistry
-from agentcli.tools.permissions import CanUseTool, PermissionDecision, allow_all
+from agentcli.tools.base import Tool, ToolCall
+from agentcli.tools.permissions import PermissionDecision
 from agentcli.tools.structured_output import STRUCTURED_OUTPUT, StructuredOutputRun
 from agentcli.usage import UsageTracker
+
+__all__ = ["INTERRUPTED_MARKER", "EngineConfig", "QueryEngine", "Recorder", "SessionService"]
 
 Message = dict[str, Any]
 INTERRUPTED_MARKER = "[Request interrupted by user]"
 """The user message that follows an interrupted turn (Claude Code's words), so the model knows it was stopped."""
-
-
-class Recorder(Protocol):
-    """Where the engine persists what happened (the transcript store implements it)."""
-
-    def record(self, entry: Message) -> None: ...
-
-    def flush(self, *, durable: bool = False) -> None: ...
-
-
-class SessionService(Protocol):
-    """Something that runs beside the session and must not outlive it."""
-
-    def start(self) -> None: ...
-
-    async def aclose(self) -> None: ...
-
-
-@dataclass
-class EngineConfig:
-    client: ModelClient
-    registry: ToolRegistry
-    tool_env: ToolEnv
-    model: str
-    system_prompt: str | None = None
-    max_tokens: int = 32_000
-    max_turns: int | None = None
-    max_budget_usd: float | None = None
-    permission_mode: str = "default"
-    can_use_tool: CanUseTool = allow_all
-    session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
-    include_partial_messages: bool = False
-    recorder: Recorder | None = None
-    slash_commands: list[str] = field(default_factory=list)
-    api_key_source: str = "none"
-    retry_policy: RetryPolicy = field(default_factory=RetryPolicy)
-    permission_policy: Any = None
-    """The policy behind ``can_use_tool`` (which hooks may wrap); it has a ``mode`` faces can change."""
-    hooks: SessionHooks | None = None
-    session_source: str = "startup"
-    """For SessionStart hooks: ``startup`` or ``resume``."""
-    thinking: dict[str, Any] | None = None
-    """The requests' ``thinking`` parameter (extended thinking), or None."""
-    services: list[SessionService] = field(default_factory=list)
-    """Background parts of the session (MCP servers, background shells): started once the first request is out (or
-    earlier by a face, :meth:`QueryEngine.start_services`), stopped by :meth:`QueryEngine.aclose`."""
-    mcp_servers: Callable[[], list[dict[str, Any]]] | None = None
-    """The MCP servers' names and states for ``system/init``."""
-    expand_prompt: Callable[[str], Awaitable[tuple[str, list[str]]]] | None = None
-    """Turns a typed prompt into what is sent, plus context for the model (MCP prompts run as ``/mcp__…``
-    commands, ``@server:uri`` resources read)."""
-    commands: Any = None
-    """The session's custom slash commands (a :class:`agentcli.commands.runtime.CommandRunner`), for the registry."""
-    mcp_prompts: Iterable[Any] = ()
-    """MCP prompts for the slash-command registry (``/mcp__server__prompt``)."""
-    extensions: dict[str, Any] = field(default_factory=dict)
-    """Extension managers by kind (``mcp``, ``shells``…), for faces' commands such as ``/mcp``."""
 
 
 class QueryEngine:
@@ -122,8 +67,20 @@ class QueryEngine:
         self._task: asyncio.Task[Any] | None = None
         self._interrupted = False
         self._services_started = False
-        self._uuid_prefix = str(uuid.uuid4())[:24]
-        self._uuid_count = 0
+        self.outbox = Outbox(self.session_id, config, self.usage, self.permission_denials)
+        self._envelope = self.outbox.envelope
+        self._record = self.outbox.record
+        self._hook_messages = self.outbox.hook_messages
+        self._api_error = self.outbox.api_error
+        self._result = self.outbox.result
+        self.compactor = Compactor(
+            config.client,
+            config.retry_policy,
+            config.tool_env,
+            config.context,
+            hooks=config.hooks.runner if config.hooks is not None else None,
+            memory=self._memory_text,
+        )
 
     @property
     def messages(self) -> list[Message]:
@@ -150,17 +107,6 @@ class QueryEngine:
 
     # -- message shapes --------------------------------------------------------------------------------------------
 
-    def _envelope(self, payload: Message) -> Message:
-        payload["session_id"] = self.session_id
-        payload["uuid"] = self._next_uuid()
-        return payload
-
-    def _next_uuid(self) -> str:
-        """A unique UUID-shaped id: a random prefix per engine and a counter (a ``uuid4()`` per stream event cost
-        about 5 % of a fast stream)."""
-        self._uuid_count += 1
-        return f"{self._uuid_prefix}{self._uuid_count & 0xFFFFFFFFFFFF:012x}"
-
     def init_message(self) -> Message:
         return self._envelope(
             sdk.init_message(
@@ -173,10 +119,6 @@ class QueryEngine:
                 mcp_servers=self.config.mcp_servers() if self.config.mcp_servers is not None else [],
             )
         )
-
-    def _record(self, entry: Message) -> None:
-        if self.config.recorder is not None:
-            self.config.recorder.record(entry)
 
     # -- the lifecycle ---------------------------------------------------------------------------------------------
 
@@ -305,6 +247,7 @@ class QueryEngine:
             retry_policy=self.config.retry_policy,
             hooks=hooks,
             thinking=self.config.thinking,
+            compactor=self.compactor,
         )
         if hooks is not None:
             hooks.halt = None
@@ -369,6 +312,9 @@ class QueryEngine:
                     )
                     self._record(out)
                     yield out
+                elif isinstance(event, Compacted):
+                    for out in self._compaction_messages(event):
+                        yield out
                 elif isinstance(event, NestedMessage):
                     if event.usage is not None:
                         self.usage.add(*event.usage)
@@ -472,30 +418,6 @@ class QueryEngine:
             self.config.recorder.flush(durable=True)
         yield result
 
-    def _hook_messages(self, outcome: HookOutcome) -> list[Message]:
-        """A summary of the hooks that ran (for the transcript and ctrl+o) and their warnings for the user."""
-        if not outcome.results:
-            return []
-        out = [
-            self._envelope(
-                {
-                    "type": "system",
-                    "subtype": "hook_summary",
-                    "hook_event": outcome.event,
-                    "hooks": [result.summary() for result in outcome.results],
-                    "has_errors": bool(outcome.errors),
-                    "errors": outcome.errors,
-                }
-            )
-        ]
-        out += [
-            self._envelope({"type": "system", "subtype": "warning", "level": "warning", "message": message})
-            for message in outcome.system_messages + [f"{outcome.event} hook {error}" for error in outcome.errors]
-        ]
-        for message in out:
-            self._record(message)
-        return out
-
     def _keep_interrupted_answer(self, streamed: MessageAccumulator) -> Message | None:
         """The part of an answer that streamed before the user interrupted it: the model sees what it had said
         (as in Claude Code), and the transcript, ``/export`` and ``--continue`` show it. None when nothing had."""
@@ -525,40 +447,52 @@ class QueryEngine:
             self.config.recorder.flush(durable=True)
         return out
 
-    # -- accounting ------------------------------------------------------------------------------------------------
+    # -- compaction ----------------------------------------------------------------------------------------------
 
-    def _api_error(self, error: str) -> Message:
-        return self._envelope(sdk.api_error_message(error))
+    def _memory_text(self) -> str | None:
+        """What a compaction carries over of the user's standing instructions: the session's user context when
+        the engine has one, else the memory files."""
+        return getattr(self.config, "user_context", None) or memory_prompt(self.config.tool_env.project_dir)
+
+    async def compact(self, focus: str | None = None) -> list[Message]:
+        """``/compact [focus]``: summarise the history now. Returns the messages that say what happened (a
+        ``compact_boundary`` and the summary, or a warning); they are in the transcript already."""
+        if not self.conversation.messages:
+            return [
+                self._envelope(
+                    {"type": "system", "subtype": "warning", "level": "warning", "message": "Nothing to compact yet."}
+                )
+            ]
+        request = ModelRequest(
+            model=self.config.model,
+            max_tokens=self.config.max_tokens,
+            messages=self.conversation.messages,
+            system=self.config.system_prompt,
+            tools=self.config.registry.schemas(),
+            thinking=self.config.thinking,
+        )
+        out: list[Message] = []
+        async for event in self.compactor.compact(self.conversation, request, "manual", focus):
+            if isinstance(event, Compacted):
+                out += self._compaction_messages(event)
+            elif isinstance(event, Notice):
+                message = self._envelope({"type": "system", "subtype": event.subtype, **event.data})
+                self._record(message)
+                out.append(message)
+        if self.config.recorder is not None:
+            self.config.recorder.flush(durable=True)
+        return out
+
+    def _compaction_messages(self, event: Compacted) -> list[Message]:
+        if event.usage is not None:
+            self.usage.add(*event.usage)
+        return self.outbox.compaction(event)
+
+    # -- accounting ------------------------------------------------------------------------------------------------
 
     def _over_budget(self) -> bool:
         limit = self.config.max_budget_usd
         return limit is not None and self.usage.cost_usd >= limit
-
-    def _result(
-        self,
-        subtype: str,
-        turns: int,
-        started: float,
-        api_time: float,
-        text: str,
-        stop_reason: str | None,
-        errors: list[str],
-        ending: dict[str, Any] | None = None,
-    ) -> Message:
-        return self._envelope(
-            sdk.result_message(
-                subtype=subtype,
-                turns=turns,
-                duration_s=time.monotonic() - started,
-                api_time_s=api_time,
-                text=text,
-                stop_reason=stop_reason,
-                errors=errors,
-                usage=self.usage,
-                permission_denials=self.permission_denials,
-                **(ending or {}),
-            )
-        )
 
 
 def _with_context(prompt: str | list[dict[str, Any]], context: list[str]) -> str | list[dict[str, Any]]:

@@ -113,6 +113,20 @@ class NestedMessage:
     usage: tuple[str, dict[str, Any]] | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Compacted:
+    """The history was summarised and replaced (``trigger``: ``auto`` or ``manual``): ``messages`` is the new
+    history, recorded after a ``compact_boundary``; ``usage`` (model, usage) is the summary request's bill;
+    ``hooks`` the PreCompact hooks' outcome (a ``HookOutcome``), if any ran."""
+
+    trigger: str
+    pre_tokens: int
+    post_tokens: int
+    messages: list[dict[str, Any]]
+    usage: tuple[str, dict[str, Any]] | None = None
+    hooks: Any = None
+
+
 LoopEvent = (
     RequestStarted
     | StreamDelta
@@ -126,4 +140,5 @@ LoopEvent = (
     | Notice
     | LoopEnded
     | NestedMessage
+    | Compacted
 )

@@ -155,6 +155,9 @@ def make_project(root: Path) -> Path:
     (project / "data").mkdir()
     (project / "README.md").write_text("# Demo\n\nAdds numbers.\n", encoding="utf-8")
     (project / "src" / "app.py").write_text(APP, encoding="utf-8")
+    # The session writes a file of a million characters through the model; give it a window that holds that.
+    (project / ".agentcli").mkdir()
+    (project / ".agentcli" / "settings.json").write_text('{"contextWindow": 1000000}', encoding="utf-8")
     return project
 
 

@@ -42,13 +42,21 @@ async def _compact(face: CommandFace, argument: str) -> None:
     engine = _engine(face)
     if engine is None:
         return
-    compact = getattr(engine, "compact", None)
-    if compact is None:
-        face.notice("/compact is not available in this version yet; /clear starts a new, empty session.", "warning")
-        return
     face.notice("Summarising the conversation…", "info")
-    await compact(argument or None)
-    face.notice("The conversation was summarised; the summary starts the context from here.", "success")
+    messages = await engine.compact(argument or None)
+    for message in messages:
+        face.show_message(message)
+    boundary = next((m for m in messages if m.get("subtype") == "compact_boundary"), None)
+    if boundary is None:
+        warning = next((m["message"] for m in messages if m.get("subtype") == "warning"), "Compaction failed.")
+        face.notice(warning, "error")
+        return
+    metadata = boundary["compact_metadata"]
+    face.notice(
+        f"The conversation was summarised ({metadata['pre_tokens']:,} → {metadata['post_tokens']:,} tokens); "
+        "the summary starts the context from here.",
+        "success",
+    )
 
 
 async def _context(face: CommandFace, argument: str) -> None:

@@ -32,6 +32,10 @@ class CommandFace:
         """Show a line of agentcli's own (info, success, warning, error), with optional detail under it."""
         raise NotImplementedError
 
+    def show_message(self, message: dict[str, Any]) -> None:
+        """An engine message a command produced (a ``compact_boundary``): faces that stream messages pass it on;
+        the others have already said what it means in a notice."""
+
     def keys_help(self) -> str:
         """The keys this face knows, for /help."""
         return ""

@@ -3,14 +3,12 @@ engine and the settings, so every face shows the same words."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 from agentcli import __version__
 
-CONTEXT_WINDOW = 200_000
 BAR_WIDTH = 40
 
 
@@ -71,29 +69,38 @@ def permissions_report(engine: Any) -> tuple[str, str]:
 
 
 def context_report(engine: Any) -> tuple[str, str]:
-    """``/context``: how full the model's context is, as a bar and by part."""
-    messages = list(engine.messages)
-    conversation = getattr(engine, "conversation", None)
-    system = len(engine.config.system_prompt or "") // 4
-    tools = len(json.dumps(engine.config.registry.schemas())) // 4
-    if conversation is not None and hasattr(conversation, "context_tokens"):
-        total = conversation.context_tokens(system + tools)
-    else:
-        total = system + tools + sum(len(str(m.get("content", ""))) for m in messages) // 4
-    window = CONTEXT_WINDOW
-    used = min(1.0, total / window)
-    filled = round(used * BAR_WIDTH)
+    """``/context``: how full the model's context is, as a bar and by part (the status bar's "ctx N%" is the same
+    number)."""
+    from agentcli.context.usage import context_usage
+
+    usage = context_usage(engine)
+    filled = round(min(1.0, usage.total / usage.window) * BAR_WIDTH)
     bar = "█" * filled + "░" * (BAR_WIDTH - filled)
-    conversation_tokens = max(0, total - system - tools)
+
+    def row(name: str, tokens: int, note: str = "") -> str:
+        return f"{name:<16}{tokens:>9,} tokens  {100 * tokens / usage.window:5.1f}%{note}"
+
     lines = [
-        f"{bar}  {used:.0%}",
-        f"System prompt   {system:>9,} tokens",
-        f"Tool list       {tools:>9,} tokens",
-        f"Conversation    {conversation_tokens:>9,} tokens   ({len(messages)} messages)",
-        f"Free            {max(0, window - total):>9,} tokens",
-        "/compact summarises the conversation to free space.",
+        f"{bar}  {usage.percent:.0f}%",
+        row("System prompt", usage.system),
+        row("Tool list", usage.tools),
     ]
-    return f"Context: {total:,} of {window:,} tokens ({used:.0%})", "\n".join(lines)
+    if usage.memory:
+        lines.append(row("Memory files", usage.memory))
+    lines += [
+        row("Messages", usage.messages, f"   ({len(engine.messages)} messages)"),
+        row("Free", usage.free),
+    ]
+    if usage.auto_compact_enabled:
+        lines.append(
+            f"Automatic compaction at {usage.auto_compact:,} tokens "
+            f"({100 * usage.auto_compact / usage.window:.0f}% of the window)."
+        )
+    else:
+        lines.append("Automatic compaction is off for this session.")
+    lines.append("/compact [focus] summarises the conversation now to free space.")
+    title = f"Context: {usage.total:,} of {usage.window:,} tokens ({usage.percent:.0f}%) · {usage.model}"
+    return title, "\n".join(lines)
 
 
 def hooks_report(settings: Any, cwd: Path) -> tuple[str, str]:

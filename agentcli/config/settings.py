@@ -101,6 +101,12 @@ class Settings(BaseModel):
     streamIdleTimeoutMs: int | None = Field(default=None, gt=0)
     stopHookBlockCap: int | None = Field(default=None, ge=1)
     theme: str | None = None
+    autoCompact: bool = True
+    """Summarise the conversation automatically when it nears the context window (``/compact`` works either way)."""
+    autoCompactPercent: float | None = Field(default=None, ge=1, le=100)
+    """Where automatic compaction starts, as a percentage of the usable window (the default is about 93 %)."""
+    contextWindow: int | None = Field(default=None, ge=1_000)
+    """The model's context window in tokens, for models the built-in table does not know."""
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     claudeCompat: bool | None = None
     """False: ignore Claude Code's settings files (only counts in agentcli's own files and ``--settings``)."""

@@ -17,6 +17,8 @@ from agentcli.api.accumulate import MessageAccumulator
 from agentcli.api.client import ModelRequest
 from agentcli.api.errors import ApiError
 from agentcli.api.retry import AttemptLoop, Retrying, SwitchedModel, error_category, strip_thinking
+from agentcli.context.compact import ContextFull
+from agentcli.context.microcompact import fit_results_budget
 from agentcli.events import (
     AssistantTurn,
     LoopEnded,
@@ -45,17 +47,29 @@ async def query(params: QueryParams) -> AsyncGenerator[LoopEvent, None]:  # noqa
     conversation = params.conversation
     state = LoopState(model=params.model)
     attempts = AttemptLoop(params.client, params.retry_policy)
+    compactor = params.compactor
     while True:
-        yield RequestStarted(state.turn_count, state.model)
         tools = params.registry.schemas()  # tools that arrived since (MCP servers connecting) join the next request
-        request = ModelRequest(
-            model=state.model,
-            max_tokens=state.max_tokens_override or params.max_tokens,
-            messages=strip_thinking(conversation.messages) if state.strip_thinking else conversation.messages,
-            system=params.system,
-            tools=tools,
-            thinking=None if state.strip_thinking else params.thinking,
-        )
+
+        def build_request(tools: list[dict[str, Any]] = tools) -> ModelRequest:
+            return ModelRequest(
+                model=state.model,
+                max_tokens=state.max_tokens_override or params.max_tokens,
+                messages=strip_thinking(conversation.messages) if state.strip_thinking else conversation.messages,
+                system=params.system,
+                tools=tools,
+                thinking=None if state.strip_thinking else params.thinking,
+            )
+
+        if compactor is not None:
+            try:
+                async for compaction_event in compactor.before_request(conversation, build_request()):
+                    yield compaction_event
+            except ContextFull as exc:
+                yield LoopEnded("prompt_too_long", str(exc))
+                return
+        yield RequestStarted(state.turn_count, state.model)
+        request = build_request()
         accumulator = MessageAccumulator()
         executor = StreamingToolExecutor(params.registry, params.tool_env, params.can_use_tool)
         feed = accumulator.feed
@@ -95,12 +109,22 @@ async def query(params: QueryParams) -> AsyncGenerator[LoopEvent, None]:  # noqa
                         )
             except ApiError as exc:
                 await executor.abort("Cancelled: the model request failed")
+                if exc.is_prompt_too_long and compactor is not None and not state.reactive_compact_attempted:
+                    # Withheld from the faces: compact once and send the request again.
+                    state.reactive_compact_attempted = True
+                    generation = conversation.generation
+                    async for compaction_event in compactor.compact(conversation, request, "auto"):
+                        yield compaction_event
+                    if conversation.generation != generation:
+                        state.transition = "reactive_compact_retry"
+                        continue
                 yield LoopEnded(
                     "prompt_too_long" if exc.is_prompt_too_long else "model_error", _describe(exc), exc.status
                 )
                 return
 
             response = accumulator.message()
+            state.reactive_compact_attempted = False
             param = assistant_param(response["content"])
             has_tools = param is not None and any(b.get("type") == "tool_use" for b in param["content"])
 
@@ -169,7 +193,7 @@ async def query(params: QueryParams) -> AsyncGenerator[LoopEvent, None]:  # noqa
                 async for tool_event in executor.drain():
                     yield tool_event
                 finished = tuple(executor.results())
-                content = [item.block for item in finished]
+                content = fit_results_budget([item.block for item in finished], params.tool_env.scratch_dir)
                 if params.hooks is not None:
                     uses = {b["id"]: b for b in param["content"] if b.get("type") == "tool_use"}
                     notes = await asyncio.gather(
@@ -227,7 +251,7 @@ def _describe(exc: ApiError) -> str:
         sizes = re.search(r"(\d+)\s*tokens\s*>\s*(\d+)", exc.message)
         size = f" ({sizes.group(1)} tokens; the model takes {sizes.group(2)})" if sizes else ""
         return (
-            f"The conversation is too long for the model{size}. Start a new session, or resume this one "
-            "after removing large tool output; compaction is not available yet."
+            f"The conversation is too long for the model{size}, even after compacting it. "
+            "Run /compact with a focus to shrink it further, or /clear to start a new session."
         )
     return exc.message

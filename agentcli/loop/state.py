@@ -12,6 +12,7 @@ from agentcli.tools.base import ToolEnv, ToolRegistry
 from agentcli.tools.permissions import CanUseTool, allow_all
 
 if TYPE_CHECKING:
+    from agentcli.context.compact import Compactor
     from agentcli.hooks.session_hooks import LoopHooks
 
 
@@ -35,6 +36,8 @@ class QueryParams:
     """Stop and PostToolUse hooks; None runs none."""
     escalated_max_tokens: int = 64_000
     """``max_tokens`` for the one retry after a response hit the output limit."""
+    compactor: Compactor | None = None
+    """Checks the context before each request and compacts the history; None (sub-agents, tests) never does."""
 
 
 @dataclass
@@ -44,10 +47,12 @@ class LoopState:
     turn_count: int = 1
     transition: str | None = None
     """Why this iteration runs: None for the first, then ``tool_use``, ``max_tokens_escalation``,
-    ``max_tokens_recovery`` or ``fallback``."""
+    ``max_tokens_recovery``, ``reactive_compact_retry`` or ``fallback``."""
     model: str = ""
     max_tokens_override: int | None = None
     max_tokens_recoveries: int = 0
     strip_thinking: bool = False
     stop_hook_active: bool = False
     stop_hook_blocks: int = 0
+    reactive_compact_attempted: bool = False
+    """A prompt-too-long answer was met with a compaction; a second one in a row ends the loop."""

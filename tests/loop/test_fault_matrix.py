@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from agentcli.context.compact_messages import is_summary_request
 from tests.conftest import collect
 
 FINAL = "Final answer."
@@ -55,6 +56,7 @@ class Cell:
     env: dict[str, str] = field(default_factory=dict)
     error_contains: str = ""
     fallback_from: int | None = None  # index of the first request sent to the fallback model
+    compactions: int = 0  # summary requests among the requests
 
 
 def _backoff_floor(n: int) -> float:
@@ -108,15 +110,20 @@ def _cells(point: str) -> dict[str, Cell]:
             1,
             error_contains="ANTHROPIC_API_KEY" if point == "before_first_byte" else "invalid x-api-key",
         ),
+        # Too long: one compaction is tried (its summary request is too long as well here), then the error.
         "400_prompt_too_long": Cell(
             [
                 {"kind": "prompt_too_long", "tokens": 250000, "maximum": 200000}
                 if point == "before_first_byte"
-                else _fault_at(point, {}, "invalid_request_error", "prompt is too long: 250000 tokens > 200000 maximum")
+                else _fault_at(
+                    point, {}, "invalid_request_error", "prompt is too long: 250000 tokens > 200000 maximum"
+                ),
+                {"kind": "prompt_too_long", "tokens": 250000, "maximum": 200000},
             ],
             "error",
-            1,
+            2,
             error_contains="250000 tokens",
+            compactions=1,
         ),
     }
 
@@ -151,8 +158,11 @@ async def test_fault_cell(fault: str, point: str, fake_api, make_engine, project
         assert cell.error_contains in result["errors"][-1]
         assert engine.messages == [{"role": "user", "content": "do the thing"}]
     # every request carries the same conversation: nothing partial leaked into a retry
+    summaries = [r for r in server.requests if is_summary_request(r.body)]
+    assert len(summaries) == cell.compactions
     for request in server.requests:
-        assert request.body["messages"] == [{"role": "user", "content": "do the thing"}]
+        if request not in summaries:
+            assert request.body["messages"] == [{"role": "user", "content": "do the thing"}]
     times = [r.time for r in server.requests]
     gaps_ms = [(b - a) * 1000 for a, b in itertools.pairwise(times)]
     for gap, floor in zip(gaps_ms, cell.min_gaps_ms, strict=False):
@@ -165,7 +175,7 @@ async def test_fault_cell(fault: str, point: str, fake_api, make_engine, project
         warnings = [m for m in messages if m.get("subtype") == "warning"]
         assert warnings[0]["message"] == "Switched to claude-haiku-5-5 due to high demand for claude-sonnet-5-5"
     else:
-        assert len(retries) == cell.requests - 1
+        assert len(retries) == cell.requests - 1 - cell.compactions
 
 
 async def test_retry_after_seconds_header_is_honoured(fake_api, make_engine):

@@ -129,10 +129,12 @@ def test_end_of_turn_line(snap_compare):
 
 
 def test_context_view(snap_compare):
-    """/context: the line "Context: N of 200,000 tokens (P%)" and under it a bar of filled and empty blocks with
-    the percentage, then rows for system prompt, tool list, conversation (with the message count) and free space,
-    and the hint that /compact frees space."""
+    """/context: the line "Context: N of 200,000 tokens (P%) · model" and under it a bar of filled and empty blocks
+    with the percentage, then rows for system prompt, tool list, messages (with the message count) and free space,
+    each with its share of the window, the auto-compact threshold, and the hint that /compact frees space."""
     from types import SimpleNamespace
+
+    from agentcli.context.compact import Compactor
 
     async def run_before(pilot: Any) -> None:
         app = pilot.app
@@ -140,7 +142,14 @@ def test_context_view(snap_compare):
         app.engine = SimpleNamespace(
             messages=[{"role": "user", "content": "x" * 40_000}, {"role": "assistant", "content": "ok"}],
             conversation=SimpleNamespace(context_tokens=lambda overhead: overhead + 50_000),
-            config=SimpleNamespace(system_prompt="You are agentcli. " * 500, registry=registry, commands=None),
+            config=SimpleNamespace(
+                system_prompt="You are agentcli. " * 500,
+                registry=registry,
+                commands=None,
+                model="claude-sonnet-5-5",
+                max_tokens=32_000,
+            ),
+            compactor=Compactor(SimpleNamespace(), SimpleNamespace(), SimpleNamespace()),  # type: ignore[arg-type]
         )
         app.run_command("/context")
         await app.workers.wait_for_complete()

@@ -61,6 +61,9 @@ class StreamCommandFace(CommandFace):
         self.lines.append(f"{text}\n{detail}" if detail else text)
         self.failed = self.failed or kind == "error"
 
+    def show_message(self, message: dict[str, Any]) -> None:
+        self.face.emit(message, self.frame)
+
     async def submit(self, prompt: str) -> None:
         self.prompted = True
         await self.face.run_turn(prompt, self.frame)

@@ -97,28 +97,25 @@ def _models(face: ProtocolFace) -> list[dict[str, str]]:
 
 def context_usage(face: ProtocolFace) -> dict[str, Any]:
     """How full the context window is, by part: exact up to the last response, estimated after it."""
-    from agentcli.context.tokens import context_window, estimate_system, estimate_tools
+    from agentcli.context.usage import context_usage as usage_of
 
-    engine = face.engine()
-    config = engine.config
-    system = estimate_system(config.system_prompt)
-    tools = estimate_tools(config.registry.schemas())
-    total = engine.conversation.context_tokens(system + tools)
-    window = context_window(config.model)
+    usage = usage_of(face.engine())
     categories = [
-        {"name": "System prompt", "tokens": system, "color": "promptBorder"},
-        {"name": "System tools", "tokens": tools, "color": "inactive"},
-        {"name": "Messages", "tokens": max(total - system - tools, 0), "color": "purple"},
-        {"name": "Free space", "tokens": max(window - total, 0), "color": "promptBorder"},
+        {"name": "System prompt", "tokens": usage.system, "color": "promptBorder"},
+        {"name": "System tools", "tokens": usage.tools, "color": "inactive"},
+        {"name": "Memory files", "tokens": usage.memory, "color": "claude"},
+        {"name": "Messages", "tokens": usage.messages, "color": "purple"},
+        {"name": "Free space", "tokens": usage.free, "color": "promptBorder"},
     ]
     return {
-        "categories": categories,
-        "totalTokens": total,
-        "maxTokens": window,
-        "rawMaxTokens": window,
-        "percentage": round(100 * total / window, 2),
-        "model": config.model,
-        "isAutoCompactEnabled": getattr(config, "compactor", None) is not None,
+        "categories": [c for c in categories if c["tokens"] or c["name"] != "Memory files"],
+        "totalTokens": usage.total,
+        "maxTokens": usage.window,
+        "rawMaxTokens": usage.window,
+        "percentage": round(usage.percent, 2),
+        "model": usage.model,
+        "isAutoCompactEnabled": usage.auto_compact_enabled,
+        "autoCompactThreshold": usage.auto_compact,
         "memoryFiles": [],
         "mcpTools": [],
         "agents": [],

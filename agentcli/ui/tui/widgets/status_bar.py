@@ -9,10 +9,10 @@ from typing import Any
 from textual.content import Content
 from textual.widgets import Static
 
+from agentcli.context.tokens import context_window, usage_context_tokens
 from agentcli.ui.summaries import format_elapsed
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-CONTEXT_WINDOW = 200_000
 
 
 @dataclass
@@ -37,13 +37,10 @@ class StatusState:
             return False  # a sub-agent's context is not the conversation's
         kind = message.get("type")
         if kind == "assistant":
-            usage = (message.get("message") or {}).get("usage") or {}
-            used = sum(
-                int(usage.get(key) or 0)
-                for key in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
-            )
+            # The same count /context starts from: what the last response says the context held.
+            used = usage_context_tokens((message.get("message") or {}).get("usage") or {})
             if used:
-                self.context_percent = 100 * used / CONTEXT_WINDOW
+                self.context_percent = 100 * used / context_window(self.model)
             self.retry_at = None
         elif kind == "stream_event":
             if self.retry_at is None:
@@ -55,6 +52,9 @@ class StatusState:
                 self.retry_at = time.monotonic() + (message.get("retry_delay_ms") or 0) / 1000
                 self.retry_attempt = int(message.get("attempt") or 0)
                 self.retry_max = int(message.get("max_retries") or 0)
+            elif subtype == "compact_boundary":
+                post = int((message.get("compact_metadata") or {}).get("post_tokens") or 0)
+                self.context_percent = 100 * post / context_window(self.model)
             elif subtype == "init":
                 self.model = str(message.get("model") or self.model)
                 self.mode = str(message.get("permissionMode") or self.mode)
