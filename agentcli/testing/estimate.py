@@ -15,6 +15,14 @@ def estimate_input_tokens(body: Mapping[str, Any]) -> int:
     return len(json.dumps(relevant, ensure_ascii=False, default=str)) // 4
 
 
+def too_long_message(body: Mapping[str, Any], context_window: int | None) -> str | None:
+    """The real API's 400 message when the request's estimated size exceeds ``context_window``, else None."""
+    if context_window is None:
+        return None
+    tokens = estimate_input_tokens(body)
+    return f"prompt is too long: {tokens} tokens > {context_window} maximum" if tokens > context_window else None
+
+
 def estimate_output_tokens(turn: Turn) -> int:
     """Size of the scripted reply; never zero, as the real API always bills at least one token."""
     chars = 0

@@ -85,4 +85,6 @@ def matches(when: Match | None, body: Mapping[str, Any]) -> bool:
         (when.first_user_text_contains, first_text),
         (when.last_user_text_contains, last_user_text(body)),
     )
+    if when.last_user_text_excludes is not None and when.last_user_text_excludes in last_user_text(body):
+        return False
     return all(needle in text for needle, text in checks if needle is not None)

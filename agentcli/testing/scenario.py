@@ -1,6 +1,6 @@
 """Scenario files: the scripted replies the fake Messages API plays back, one turn per request.
 
-    {"model": "claude-sonnet-5-5", "on_exhausted": "error" | "repeat_last" | "echo",
+    {"model": "claude-sonnet-5-5", "on_exhausted": "error" | "repeat_last" | "echo", "context_window": null,
      "turns": [{"content": [{"type": "text", "text": "Hi", "chunks": 2},
                             {"type": "tool_use", "id": "toolu_01", "name": "Read", "input": {"file_path": "x"}}],
                 "stop_reason": null, "usage": {}, "delay_ms": 0, "first_byte_delay_ms": 0, "ping_every": 0,
@@ -128,6 +128,9 @@ class Match(_Strict):
     system_contains: str | None = None
     first_user_text_contains: str | None = None
     last_user_text_contains: str | None = None
+    last_user_text_excludes: str | None = None
+    """Only requests whose last user text does not contain this (a conversation's own turns, not a side request
+    such as a compaction's summary request)."""
 
 
 class Rendezvous(_Strict):
@@ -215,6 +218,9 @@ class Scenario(_Strict):
     description: str | None = None
     model: str | None = None
     turns: list[Turn] = Field(default_factory=list)
+    context_window: int | None = Field(default=None, ge=1)
+    """A request estimated larger than this gets the real API's 400 prompt-too-long answer (and takes no turn);
+    usage numbers are estimates too, so a small window makes a short script behave like a long session."""
     on_exhausted: Literal["error", "repeat_last", "echo"] = "error"
 
 

@@ -23,7 +23,7 @@ from agentcli.testing.errors import (
     should_retry_header,
     status_for_error_type,
 )
-from agentcli.testing.estimate import estimate_input_tokens, estimate_output_tokens
+from agentcli.testing.estimate import estimate_input_tokens, estimate_output_tokens, too_long_message
 from agentcli.testing.expectations import check_expectations, last_user_text
 from agentcli.testing.scenario import (
     DEFAULT_MODEL,
@@ -77,6 +77,9 @@ class ScriptedModel:
         if problems:
             self.violations += problems
             raise _http_error(400, "invalid_request_error", "; ".join(problems))
+        too_long = too_long_message(body, self.scenario.context_window)
+        if too_long is not None:
+            raise _http_error(400, "invalid_request_error", too_long)
         turn = self._take_turn(body)
         self.violations += check_expectations(turn.expect, body)
         fault = turn.fault

@@ -28,7 +28,7 @@ from agentcli.testing.errors import (
     should_retry_header,
     status_for_error_type,
 )
-from agentcli.testing.estimate import estimate_input_tokens, estimate_output_tokens
+from agentcli.testing.estimate import estimate_input_tokens, estimate_output_tokens, too_long_message
 from agentcli.testing.expectations import check_expectations, last_user_text, matches
 from agentcli.testing.record import RecordedRequest, RequestLog
 from agentcli.testing.scenario import (
@@ -325,6 +325,12 @@ class FakeAnthropicServer:
             self._send_error(handler, 400, "invalid_request_error", message, record.request_id)
             return
         body: dict[str, Any] = record.body or {}
+        too_long = too_long_message(body, self.scenario.context_window)
+        if too_long is not None:
+            self._admit(record)
+            self._finish(record, 400)
+            self._send_error(handler, 400, "invalid_request_error", too_long, record.request_id)
+            return
         turn, record.turn_index = self._next(body)
         if turn is None:
             self._admit(record)

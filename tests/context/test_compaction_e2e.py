@@ -1,0 +1,172 @@
+"""Long sessions against a small context window, end to end: the real SDK over HTTP to the fake Messages API,
+whose usage numbers are estimates of what it was sent and which answers prompt-too-long past its window."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agentcli.context.compact_messages import SUMMARY_HEADER, is_summary_request
+from tests.conftest import collect
+
+SUMMARY_CUE = "summary of the conversation so far"
+WINDOW = 16_000
+HOUSE_RULE = "House rule: every answer ends with the word PINEAPPLE."
+CORRECTION = "No, that is wrong: count only the lines that start with 'x', and answer in French."
+ANSWER = "Il y a 42 lignes. PINEAPPLE"
+FILES = 8
+
+
+def _setup(project: Path, window: int = WINDOW) -> None:
+    (project / "AGENTS.md").write_text(f"# Notes\n\n{HOUSE_RULE}\n", encoding="utf-8")
+    (project / ".agentcli").mkdir(exist_ok=True)
+    (project / ".agentcli" / "settings.json").write_text(json.dumps({"contextWindow": window}), encoding="utf-8")
+    (project / "data").mkdir(exist_ok=True)
+    for n in range(1, FILES + 1):
+        text = "".join(f"file {n} line {i:04d}: {'x' if i % 3 else 'y'} lorem ipsum dolor sit amet\n" for i in range(150))
+        (project / "data" / f"f{n}.txt").write_text(text, encoding="utf-8")
+
+
+def _own(turn: dict[str, Any]) -> dict[str, Any]:
+    """A turn of the conversation itself: never served to a summary request."""
+    return {**turn, "when": {"last_user_text_excludes": SUMMARY_CUE}}
+
+
+def _read(project: Path, n: int, note: str = "") -> dict[str, Any]:
+    prose = f"Reading file {n}. " + ("I am keeping notes on what each file holds so far. " * 30) + note
+    return _own(
+        {
+            "content": [
+                {"type": "text", "text": prose},
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_read_{n}",
+                    "name": "Read",
+                    "input": {"file_path": str(project / "data" / f"f{n}.txt")},
+                },
+            ]
+        }
+    )
+
+
+def _summary(text: str = "The user asked to count lines in the data files; files 1-6 were read.") -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}], "when": {"last_user_text_contains": SUMMARY_CUE}}
+
+
+def _text(text: str) -> dict[str, Any]:
+    return _own({"content": [{"type": "text", "text": text}]})
+
+
+def _long_session(project: Path, summaries: list[dict[str, Any]]) -> dict[str, Any]:
+    turns = [_read(project, 1), _read(project, 2), _text("Counted the lines. PINEAPPLE")]
+    turns += [_read(project, n) for n in range(3, FILES + 1)]
+    turns.append(_text(ANSWER))
+    return {"context_window": WINDOW, "turns": turns + summaries}
+
+
+def _kinds(messages: list[dict[str, Any]]) -> list[str]:
+    return [m.get("subtype") or m["type"] for m in messages if m.get("subtype") in ("microcompact", "compact_boundary")]
+
+
+async def test_microcompact_then_auto_compact_keeps_rules_and_corrections(fake_api, make_engine, project):
+    _setup(project)
+    server = fake_api(_long_session(project, [_summary(), _summary(), _summary()]))
+    engine = make_engine(server)
+
+    first = await collect(engine, "Read the data files one by one and count their lines.")
+    assert first[-1]["subtype"] == "success", first[-1]
+    second = await collect(engine, CORRECTION)
+    result = second[-1]
+    assert result["subtype"] == "success", result
+    assert result["result"] == ANSWER
+
+    events = _kinds(first + second)
+    assert "microcompact" in events and "compact_boundary" in events
+    assert events.index("microcompact") < events.index("compact_boundary"), events
+    # No request was ever too long for the window (the fake fixture also checks each was valid).
+    assert [r.status for r in server.requests] == [200] * len(server.requests)
+
+    summaries = [r.body for r in server.requests if is_summary_request(r.body)]
+    assert summaries, "an automatic compaction asked the model for a summary"
+    for body in summaries:
+        sent = json.dumps(body)
+        assert HOUSE_RULE in sent
+    assert any(CORRECTION in json.dumps(body["messages"]) for body in summaries)
+
+    boundary = next(m for m in second if m.get("subtype") == "compact_boundary")
+    metadata = boundary["compact_metadata"]
+    assert metadata["trigger"] == "auto"
+    assert metadata["post_tokens"] < metadata["pre_tokens"]
+    # After the last compaction, the conversation starts from the summary, which carries the rule and the
+    # correction word for word.
+    after = [r.body for r in server.requests if not is_summary_request(r.body)][-1]
+    opening = json.dumps(after["messages"][0])
+    assert SUMMARY_HEADER in opening and HOUSE_RULE in opening and json.dumps(CORRECTION)[1:-1] in opening
+    assert "toolu_read_1" not in json.dumps(after["messages"])
+
+
+async def test_breaker_stops_after_three_failed_compactions(fake_api, make_engine, project):
+    _setup(project)
+    failing = {"fault": {"kind": "http", "status": 400, "message": "summary refused"}}
+    failures = [{**failing, "when": {"last_user_text_contains": SUMMARY_CUE}} for _ in range(5)]
+    server = fake_api(_long_session(project, failures))
+    engine = make_engine(server)
+
+    messages = await collect(engine, "Read the data files one by one and count their lines.")
+    messages += await collect(engine, CORRECTION)
+    # Two compactions failed, and the context reached the blocking limit: nothing more was sent.
+    assert sum(1 for r in server.requests if is_summary_request(r.body)) == 2
+    assert messages[-1]["is_error"] is True and "Nothing was sent" in messages[-1]["errors"][-1]
+    sent = len(server.requests)
+
+    third = await collect(engine, "Please go on.")
+    assert len(server.requests) == sent + 1 and is_summary_request(server.requests[-1].body)
+    warnings = [m["message"] for m in third if m.get("subtype") == "warning"]
+    assert any("3 times in a row" in w and "stops trying" in w for w in warnings), warnings
+    assert "paused" in third[-1]["errors"][-1]
+
+    fourth = await collect(engine, "Go on, please.")
+    assert len(server.requests) == sent + 1, "the breaker is open: no more summary requests"
+    assert fourth[-1]["is_error"] is True and "paused" in fourth[-1]["errors"][-1]
+    assert not any(m.get("subtype") == "compact_boundary" for m in messages + third + fourth)
+    assert [r.status for r in server.requests if not is_summary_request(r.body)] == [200] * (sent - 2)
+
+
+async def test_prompt_too_long_mid_session_recovers_with_one_compaction(fake_api, make_engine, project):
+    _setup(project, window=200_000)
+    turns = [
+        _read(project, 1),
+        _own({"fault": {"kind": "prompt_too_long", "tokens": 210_000, "maximum": 200_000}}),
+        _read(project, 2),
+        _text("Done. PINEAPPLE"),
+        _summary(),
+    ]
+    server = fake_api({"turns": turns})
+    engine = make_engine(server)
+
+    messages = await collect(engine, "Read two files.")
+    assert messages[-1]["subtype"] == "success", messages[-1]
+    assert messages[-1]["result"] == "Done. PINEAPPLE"
+    assert [m for m in messages if m.get("subtype") == "compact_boundary"][0]["compact_metadata"]["trigger"] == "auto"
+    assert sum(1 for m in messages if m.get("subtype") == "compact_boundary") == 1
+    assert sum(1 for r in server.requests if is_summary_request(r.body)) == 1
+    assert not any(m.get("isApiErrorMessage") for m in messages), "the withheld error never reached the face"
+    statuses = [r.status for r in server.requests]
+    assert statuses.count(400) == 1
+
+
+async def test_manual_compact_with_focus(fake_api, make_engine, project):
+    _setup(project, window=200_000)
+    server = fake_api({"turns": [_read(project, 1), _text("Read it."), _summary("Focused summary.")]})
+    engine = make_engine(server)
+    await collect(engine, "Read file one.")
+
+    out = await engine.compact("the file contents")
+    assert [m.get("subtype") for m in out][-2:] == ["compact_boundary", None]
+    assert out[-2]["compact_metadata"]["trigger"] == "manual"
+    body = [r.body for r in server.requests if is_summary_request(r.body)][0]
+    assert "focus on: the file contents" in json.dumps(body["messages"][-1])
+    assert engine.messages[0]["content"][0]["text"].startswith(SUMMARY_HEADER)
+    assert "Focused summary." in engine.messages[0]["content"][0]["text"]
+    assert "Read file one." in json.dumps(engine.messages[0])
