@@ -6,8 +6,11 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import signal
 import sys
+import time
+from collections.abc import AsyncIterator
 from typing import Any, TextIO
 
 from agentcli.engine import QueryEngine
@@ -16,6 +19,8 @@ from agentcli.ui.signals import exit_status, install
 
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
+COMPACT_COMMAND = re.compile(r"^\s*/compact(?:\s+(?P<focus>.*?))?\s*$", re.DOTALL)
+"""``-p "/compact [focus]"`` compacts the resumed session instead of sending the words to the model."""
 
 
 def _silence(out: TextIO) -> None:
@@ -77,7 +82,10 @@ async def _print_run(
 ) -> int:
     result: dict[str, Any] | None = None
     write = out.write
-    async with contextlib.aclosing(engine.submit_message(prompt)) as messages:
+    command = COMPACT_COMMAND.match(prompt)
+    async with contextlib.aclosing(
+        _compact_run(engine, command.group("focus")) if command else engine.submit_message(prompt)
+    ) as messages:
         async for message in messages:
             kind = message["type"]
             if output_format == "stream-json":
@@ -104,6 +112,27 @@ async def _print_run(
             write(_plain(result["result"]) + "\n")
     out.flush()
     return 1 if result["is_error"] else 0
+
+
+async def _compact_run(engine: QueryEngine, focus: str | None) -> AsyncIterator[dict[str, Any]]:
+    """``/compact``: the engine's messages for it, then a ``result`` saying how much room it made."""
+    started = time.monotonic()
+    yield engine.init_message()
+    messages = await engine.compact(focus or None)
+    for message in messages:
+        yield message
+    boundary = next((m for m in messages if m.get("subtype") == "compact_boundary"), None)
+    if boundary is not None:
+        metadata = boundary["compact_metadata"]
+        text = f"Compacted the conversation ({metadata['pre_tokens']:,} → {metadata['post_tokens']:,} tokens)."
+        errors: list[str] = []
+    else:
+        text = next((str(m["message"]) for m in messages if m.get("subtype") == "warning"), "Compaction failed.")
+        errors = [text]
+    subtype = "success" if boundary is not None else "error_during_execution"
+    result = engine.outbox.result(subtype, 0, started, 0.0, text, None, errors)
+    engine.outbox.record(result)
+    yield result
 
 
 def _describe(message: dict[str, Any], err: TextIO) -> None:

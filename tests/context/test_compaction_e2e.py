@@ -24,7 +24,9 @@ def _setup(project: Path, window: int = WINDOW) -> None:
     (project / ".agentcli" / "settings.json").write_text(json.dumps({"contextWindow": window}), encoding="utf-8")
     (project / "data").mkdir(exist_ok=True)
     for n in range(1, FILES + 1):
-        text = "".join(f"file {n} line {i:04d}: {'x' if i % 3 else 'y'} lorem ipsum dolor sit amet\n" for i in range(150))
+        text = "".join(
+            f"file {n} line {i:04d}: {'x' if i % 3 else 'y'} lorem ipsum dolor sit amet\n" for i in range(150)
+        )
         (project / "data" / f"f{n}.txt").write_text(text, encoding="utf-8")
 
 
@@ -148,7 +150,7 @@ async def test_prompt_too_long_mid_session_recovers_with_one_compaction(fake_api
     messages = await collect(engine, "Read two files.")
     assert messages[-1]["subtype"] == "success", messages[-1]
     assert messages[-1]["result"] == "Done. PINEAPPLE"
-    assert [m for m in messages if m.get("subtype") == "compact_boundary"][0]["compact_metadata"]["trigger"] == "auto"
+    assert next(m for m in messages if m.get("subtype") == "compact_boundary")["compact_metadata"]["trigger"] == "auto"
     assert sum(1 for m in messages if m.get("subtype") == "compact_boundary") == 1
     assert sum(1 for r in server.requests if is_summary_request(r.body)) == 1
     assert not any(m.get("isApiErrorMessage") for m in messages), "the withheld error never reached the face"
@@ -165,7 +167,7 @@ async def test_manual_compact_with_focus(fake_api, make_engine, project):
     out = await engine.compact("the file contents")
     assert [m.get("subtype") for m in out][-2:] == ["compact_boundary", None]
     assert out[-2]["compact_metadata"]["trigger"] == "manual"
-    body = [r.body for r in server.requests if is_summary_request(r.body)][0]
+    body = next(r.body for r in server.requests if is_summary_request(r.body))
     assert "focus on: the file contents" in json.dumps(body["messages"][-1])
     assert engine.messages[0]["content"][0]["text"].startswith(SUMMARY_HEADER)
     assert "Focused summary." in engine.messages[0]["content"][0]["text"]
