@@ -157,11 +157,26 @@ def export_path(cwd: Path, argument: str, session_id: str) -> Path:
     return cwd / f"agentcli-conversation-{str(session_id)[:8]}.md"
 
 
+def _whole_conversation(engine: Any) -> list[dict[str, Any]] | None:
+    """Everything said in a compacted session, before its compactions too (from the transcript); None when the
+    history in memory is already all of it."""
+    from agentcli.session.load import last_boundary, load_transcript
+
+    recorder = engine.config.recorder
+    path = getattr(recorder, "path", None)
+    try:
+        if path is None or last_boundary(Path(path)) is None:
+            return None
+        return load_transcript(Path(path), whole=True).messages
+    except OSError:
+        return None
+
+
 async def _export(face: CommandFace, argument: str) -> None:
     engine = _engine(face)
     if engine is None:
         return
-    messages = list(engine.messages)
+    messages = _whole_conversation(engine) or list(engine.messages)
     if not messages:
         face.notice("Nothing to export yet: the conversation is empty.", "info")
         return

@@ -48,18 +48,79 @@ class Transcript:
     """Every readable line in order (kept for a fork)."""
 
 
-def load_transcript(path: Path, *, keep_entries: bool = False) -> Transcript:  # noqa: C901
-    """Parse ``path``; never raises for bad content (an unreadable file raises ``OSError``)."""
+BOUNDARY_MARKER = b'"subtype":"compact_boundary"'
+"""How the store writes a compact boundary (compact JSON); inside a string value the quotes would be escaped."""
+_SCAN_CHUNK = 1 << 20
+
+
+def last_boundary(path: Path) -> tuple[int, int] | None:
+    """Byte offset and line number (0-based count of lines before it) of the last compact boundary's line, found
+    from the end of the file without reading what comes before it; None when there is none."""
+    with path.open("rb") as handle:
+        end = handle.seek(0, 2)
+        tail = b""
+        while end > 0:
+            start = max(0, end - _SCAN_CHUNK)
+            handle.seek(start)
+            block = handle.read(end - start) + tail
+            found = block.rfind(BOUNDARY_MARKER)
+            while found != -1:
+                line_start = block.rfind(b"\n", 0, found) + 1
+                if line_start > 0 or start == 0:
+                    offset = start + line_start
+                    line_end = block.find(b"\n", found)
+                    if _is_boundary(block[line_start : line_end if line_end != -1 else len(block)]):
+                        return offset, _count_lines(handle, offset)
+                    found = block.rfind(BOUNDARY_MARKER, 0, found)
+                else:
+                    break  # the line starts in the block before this one
+            tail = block[: block.find(b"\n") + 1] if b"\n" in block else block
+            end = start
+    return None
+
+
+def _is_boundary(raw: bytes) -> bool:
+    try:
+        entry = json.loads(raw)
+    except (ValueError, RecursionError):
+        return False
+    return type(entry) is dict and entry.get("type") == "system" and entry.get("subtype") == "compact_boundary"
+
+
+def _count_lines(handle: Any, offset: int) -> int:
+    handle.seek(0)
+    count = 0
+    remaining = offset
+    while remaining > 0:
+        chunk = handle.read(min(_SCAN_CHUNK, remaining))
+        if not chunk:
+            break
+        count += chunk.count(b"\n")
+        remaining -= len(chunk)
+    return count
+
+
+def load_transcript(path: Path, *, keep_entries: bool = False, whole: bool = False) -> Transcript:  # noqa: C901
+    """Parse ``path``; never raises for bad content (an unreadable file raises ``OSError``).
+
+    The history starts at the last compact boundary, so a compacted session is read from there on. ``whole``
+    gives everything that happened instead, compactions or not (for ``/export``): the summaries and the
+    messages they repeated are left out. ``keep_entries`` reads every line too."""
     transcript = Transcript(path=path, entries=[] if keep_entries else None)
     builder = _HistoryBuilder()
+    builder.whole = whole
     problems: dict[int, str] = {}
     acknowledged: set[int] = set()
     seen_uuids: set[str] = set()
     loads = json.loads
     lineno = 0
+    skip_to = None if keep_entries or whole else last_boundary(path)
     # Iterating the file is the cheapest way through it (no second copy of the bytes); only the last line can
     # lack its newline, and only a crash mid-write leaves it so.
     with path.open("rb") as handle:
+        if skip_to is not None:
+            handle.seek(skip_to[0])
+            lineno = skip_to[1]
         for raw in handle:
             lineno += 1
             if raw.isspace():
@@ -119,13 +180,15 @@ def load_transcript(path: Path, *, keep_entries: bool = False) -> Transcript:  #
 
 
 def _apply(builder: _HistoryBuilder, kind: object, entry: Message, acknowledged: set[int]) -> None:
+    if builder.whole and (entry.get("isCompactSummary") or entry.get("isCompactReplay")):
+        return
     if kind == "assistant":
         builder.assistant(entry)
     elif kind == "user":
         builder.user(entry)
     elif kind == "system":
         subtype = entry.get("subtype")
-        if subtype == "compact_boundary":
+        if subtype == "compact_boundary" and not builder.whole:
             builder.reset()
         elif subtype == REPAIR_SUBTYPE:
             skipped = entry.get("skippedLines")
@@ -140,6 +203,8 @@ class _HistoryBuilder:
 
     def __init__(self) -> None:
         self.messages: list[Message] = []
+        self.whole = False
+        """Read across compact boundaries (everything that happened) instead of starting at the last one."""
         self.middle_repairs = 0
         self._pending: dict[str, Message] = {}  # tool_use id -> block, in tool_use order
         self._group: Message | None = None  # the user message collecting the results of the last assistant

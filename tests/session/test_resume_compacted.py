@@ -66,3 +66,82 @@ def test_headless_compact_then_resume_sends_the_summary(run_cli, fake_api, trans
     assert [line.get("subtype") for line in lines].count("compact_boundary") == 1
     full = load_transcript(path)
     assert full.messages[0]["content"][0]["text"].startswith(SUMMARY_HEADER)
+
+
+def _write(path: Path, entries: list[dict]) -> None:
+    path.write_text("".join(json.dumps(e, separators=(",", ":")) + "\n" for e in entries), encoding="utf-8")
+
+
+def _compacted_session(decoy: bool) -> list[dict]:
+    said = 'the text "subtype":"compact_boundary" typed by a user' if decoy else "plain"
+    entries = [
+        {"type": "user", "uuid": "a1", "message": {"role": "user", "content": f"old prompt {said}"}},
+        {
+            "type": "assistant",
+            "uuid": "a2",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "old answer"}]},
+        },
+        {
+            "type": "system",
+            "uuid": "b1",
+            "subtype": "compact_boundary",
+            "compact_metadata": {"trigger": "manual", "pre_tokens": 9, "post_tokens": 3},
+        },
+        {
+            "type": "user",
+            "uuid": "s1",
+            "isCompactSummary": True,
+            "message": {"role": "user", "content": [{"type": "text", "text": f"{SUMMARY_HEADER} S"}]},
+        },
+        {
+            "type": "assistant",
+            "uuid": "r1",
+            "isCompactReplay": True,
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "old answer"}]},
+        },
+        {"type": "user", "uuid": "n1", "message": {"role": "user", "content": f"new prompt {said}"}},
+        {
+            "type": "assistant",
+            "uuid": "n2",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "new answer"}]},
+        },
+    ]
+    return entries
+
+
+def test_the_fast_path_reads_the_same_history_as_reading_every_line(tmp_path: Path, monkeypatch):
+    from agentcli.session import load
+
+    for decoy in (False, True):
+        path = tmp_path / f"s{decoy}.jsonl"
+        _write(path, _compacted_session(decoy))
+        slow = load_transcript(path, keep_entries=True)
+        for chunk in (1 << 20, 7, 64):  # the boundary's line split across read blocks, too
+            monkeypatch.setattr(load, "_SCAN_CHUNK", chunk)
+            assert load.last_boundary(path) == (path.read_bytes().index(b'{"type":"system","uuid":"b1"'), 2)
+            fast = load_transcript(path)
+            assert fast.messages == slow.messages
+            assert fast.last_uuid == slow.last_uuid == "n2"
+        assert fast.messages[0]["content"][0]["text"].startswith(SUMMARY_HEADER)
+        assert "old prompt" not in json.dumps(fast.messages)
+
+
+def test_whole_reads_across_boundaries_without_the_repeats(tmp_path: Path):
+    path = tmp_path / "s.jsonl"
+    _write(path, _compacted_session(False))
+    whole = load_transcript(path, whole=True).messages
+    assert [m["content"] if isinstance(m["content"], str) else m["content"][0]["text"] for m in whole] == [
+        "old prompt plain",
+        "old answer",
+        "new prompt plain",
+        "new answer",
+    ]
+
+
+def test_no_boundary_no_fast_path(tmp_path: Path):
+    from agentcli.session.load import last_boundary
+
+    path = tmp_path / "s.jsonl"
+    _write(path, _compacted_session(True)[:2])
+    assert last_boundary(path) is None
+    assert len(load_transcript(path).messages) == 2
