@@ -89,6 +89,8 @@ class Compactor:
         self.failures = 0
         self.count = 0
         """Compactions that succeeded in this session."""
+        self._walked: tuple[int, int, int] | None = None
+        """(conversation generation, message count, large results left) after the last microcompact pass."""
 
     @property
     def broken(self) -> bool:
@@ -109,14 +111,16 @@ class Compactor:
         tokens = conversation.context_tokens(overhead)
         if tokens < limits.microcompact:
             return
-        cleared = microcompact(conversation.messages, limits.microcompact_min_saving)
-        if cleared is not None:
-            conversation.replace(cleared.messages)
-            tokens = conversation.context_tokens(overhead)
-            yield Notice(
-                "microcompact",
-                {"cleared_results": cleared.cleared, "tokens_saved": cleared.tokens_saved, "tokens": tokens},
-            )
+        if self._may_microcompact(conversation, limits.microcompact_min_saving):
+            cleared = microcompact(conversation.messages, limits.microcompact_min_saving)
+            if cleared.cleared:
+                conversation.replace(cleared.messages)
+                tokens = conversation.context_tokens(overhead)
+                yield Notice(
+                    "microcompact",
+                    {"cleared_results": cleared.cleared, "tokens_saved": cleared.tokens_saved, "tokens": tokens},
+                )
+            self._walked = (conversation.generation, len(conversation.messages), cleared.large_tokens)
         wanted = (tokens >= limits.auto_compact and self.auto_enabled) or tokens >= limits.blocking
         if wanted and not self.broken:
             async for event in self.compact(conversation, request, "auto"):
@@ -124,6 +128,17 @@ class Compactor:
             tokens = conversation.context_tokens(overhead)
         if tokens >= limits.blocking:
             raise ContextFull(self._full_message(tokens, limits))
+
+    def _may_microcompact(self, conversation: Conversation, min_saving: int) -> bool:
+        """Whether a microcompact pass could save enough: the large results seen by the last pass plus everything
+        appended since bound what it could clear, so a long history is not walked every turn for nothing."""
+        if self._walked is None:
+            return True
+        generation, length, large = self._walked
+        if generation != conversation.generation or length > len(conversation.messages):
+            return True
+        added = sum(conversation.size_of(index) for index in range(length, len(conversation.messages)))
+        return large + added >= min_saving
 
     def _full_message(self, tokens: int, limits: Thresholds) -> str:
         why = (

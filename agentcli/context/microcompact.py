@@ -33,8 +33,12 @@ CLEARED_PREFIX = "[Old tool result cleared to save context"
 @dataclass(frozen=True)
 class Microcompacted:
     messages: list[Message]
+    """The new history (the one given when nothing was cleared)."""
     cleared: int
     tokens_saved: int
+    large_tokens: int
+    """What the large re-runnable results still in ``messages`` hold (the recent ones kept whole, and any that
+    were not worth clearing): a bound on what clearing could save until more messages arrive."""
 
 
 def clearable(name: str) -> bool:
@@ -79,34 +83,44 @@ def _clearable_results(messages: list[Message]) -> tuple[list[tuple[int, int]], 
     return found, calls
 
 
-def microcompact(messages: list[Message], min_tokens_saved: int) -> Microcompacted | None:
-    """``messages`` with old large results of re-runnable tools replaced by placeholders; None when that would
-    save fewer than ``min_tokens_saved`` tokens. ``messages`` itself is not changed."""
+def microcompact(messages: list[Message], min_tokens_saved: int) -> Microcompacted:
+    """``messages`` with old large results of re-runnable tools replaced by placeholders, when that saves at least
+    ``min_tokens_saved`` tokens (``cleared`` is 0 otherwise). ``messages`` itself is never changed."""
     candidates, calls = _clearable_results(messages)
-    old = candidates[:-KEEP_RECENT_RESULTS]
+    recent = len(candidates) - KEEP_RECENT_RESULTS
     chosen: dict[int, dict[int, Message]] = {}
-    saved = 0
-    for index, position in old:
+    saved = large = 0
+    for number, (index, position) in enumerate(candidates):
         block = messages[index]["content"][position]
         size = _result_chars(block)
         if size < MIN_CLEARED_CHARS:
+            continue
+        tokens = estimate_block(block)
+        large += tokens
+        if number >= recent:
             continue
         name, tool_input = calls[str(block["tool_use_id"])]
         replacement = {"type": "tool_result", "tool_use_id": block["tool_use_id"]}
         replacement["content"] = placeholder(name, tool_input, size)
         if block.get("is_error"):
             replacement["is_error"] = True
-        saved += estimate_block(block) - estimate_block(replacement)
+        saved += tokens - estimate_block(replacement)
         chosen.setdefault(index, {})[position] = replacement
     if not chosen or saved < min_tokens_saved:
-        return None
+        return Microcompacted(messages, 0, 0, large)
     rebuilt = list(messages)
     for index, replacements in chosen.items():
         content = list(messages[index]["content"])
         for position, replacement in replacements.items():
             content[position] = replacement
         rebuilt[index] = {**messages[index], "content": content}
-    return Microcompacted(rebuilt, sum(len(r) for r in chosen.values()), saved)
+    cleared = sum(len(r) for r in chosen.values())
+    return Microcompacted(
+        rebuilt,
+        cleared,
+        saved,
+        large - saved - sum(estimate_block(r) for group in chosen.values() for r in group.values()),
+    )
 
 
 def fit_results_budget(

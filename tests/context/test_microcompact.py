@@ -32,7 +32,6 @@ def test_old_results_are_cleared_and_the_last_three_kept():
     history = _history(*(_call(n) for n in range(6)))
     before = copy.deepcopy(history)
     result = microcompact(history, 100)
-    assert result is not None
     assert history == before, "the history it was given is not changed"
     assert result.cleared == 3
     results = [
@@ -50,21 +49,24 @@ def test_other_tools_and_small_results_stay():
         _call(0, "Edit"), _call(1, "Read", 500), _call(2, "mcp__db__query"), *(_call(n) for n in (3, 4, 5))
     )
     result = microcompact(history, 1)
-    assert result is not None and result.cleared == 1
+    assert result.cleared == 1
     cleared = [m for m in result.messages if CLEARED_PREFIX in str(m["content"])]
     assert len(cleared) == 1 and "mcp__db__query" in str(cleared[0]["content"])
 
 
 def test_nothing_happens_below_the_minimum_saving():
     history = _history(*(_call(n) for n in range(4)))
-    assert microcompact(history, 10_000) is None
-    assert microcompact(_history(*(_call(n) for n in range(3))), 1) is None
+    unchanged = microcompact(history, 10_000)
+    assert unchanged.cleared == 0 and unchanged.messages is history
+    assert unchanged.large_tokens > 4 * 1_200, "all four large results still there"
+    assert microcompact(_history(*(_call(n) for n in range(3))), 1).cleared == 0
 
 
 def test_clearing_twice_changes_nothing_more():
     result = microcompact(_history(*(_call(n) for n in range(5))), 100)
-    assert result is not None
-    assert microcompact(result.messages, 100) is None
+    assert result.cleared == 2
+    assert 3 * 1_200 < result.large_tokens < 3 * 1_300, "the three kept results"
+    assert microcompact(result.messages, 100).cleared == 0
 
 
 def test_the_results_of_one_message_fit_a_budget(tmp_path: Path):
