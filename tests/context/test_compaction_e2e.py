@@ -172,3 +172,48 @@ async def test_manual_compact_with_focus(fake_api, make_engine, project):
     assert engine.messages[0]["content"][0]["text"].startswith(SUMMARY_HEADER)
     assert "Focused summary." in engine.messages[0]["content"][0]["text"]
     assert "Read file one." in json.dumps(engine.messages[0])
+
+
+async def test_pre_compact_hooks_run_with_the_trigger_and_add_instructions(fake_api, make_engine, project, tmp_path):
+    _setup(project, window=200_000)
+    seen = tmp_path / "hook-input.json"
+    hooks = {
+        "hooks": {
+            "PreCompact": [
+                {
+                    "matcher": "manual",
+                    "hooks": [{"type": "command", "command": f"cat > {seen}; echo 'Keep every number.'"}],
+                },
+                {"matcher": "auto", "hooks": [{"type": "command", "command": "echo 'never for manual'"}]},
+            ]
+        }
+    }
+    server = fake_api({"turns": [_text("Hello."), _summary("S.")]})
+    engine = make_engine(server, settings_flag=json.dumps(hooks))
+    await collect(engine, "Hi.")
+
+    out = await engine.compact("the greeting")
+    hook_input = json.loads(seen.read_text())
+    assert hook_input["hook_event_name"] == "PreCompact"
+    assert hook_input["trigger"] == "manual" and hook_input["custom_instructions"] == "the greeting"
+    assert any(m.get("subtype") == "hook_summary" for m in out)
+    instruction = json.dumps(next(r.body for r in server.requests if is_summary_request(r.body))["messages"][-1])
+    assert "the greeting" in instruction and "Keep every number." in instruction
+    assert "never for manual" not in instruction
+
+
+async def test_context_report_uses_the_settings_window_and_threshold(fake_api, make_engine, project):
+    from agentcli.commands.reports import context_report
+
+    _setup(project, window=50_000)
+    server = fake_api({"turns": [_text("Hello.")]})
+    engine = make_engine(server)
+    await collect(engine, "Hi.")
+    title, detail = context_report(engine)
+    assert "of 50,000 tokens" in title
+    assert "Automatic compaction at 33,750 tokens" in detail
+    assert "System prompt" in detail and "Tool list" in detail and "Free" in detail
+    # right after a response the count is the one the API reported (what the status bar shows)
+    reported = server.requests[-1]
+    assert reported.status == 200
+    assert engine.conversation.exact_through == len(engine.messages)
