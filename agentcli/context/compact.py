@@ -89,8 +89,9 @@ class Compactor:
         self.failures = 0
         self.count = 0
         """Compactions that succeeded in this session."""
-        self._walked: tuple[int, int, int] | None = None
-        """(conversation generation, message count, large results left) after the last microcompact pass."""
+        self._walked: tuple[int, int, int, int] | None = None
+        """After the last microcompact pass: conversation generation, message count, large results left, and the
+        message holding the first of them."""
 
     @property
     def broken(self) -> bool:
@@ -111,8 +112,9 @@ class Compactor:
         tokens = conversation.context_tokens(overhead)
         if tokens < limits.microcompact:
             return
-        if self._may_microcompact(conversation, limits.microcompact_min_saving):
-            cleared = microcompact(conversation.messages, limits.microcompact_min_saving)
+        start = self._microcompact_start(conversation, limits.microcompact_min_saving)
+        if start is not None:
+            cleared = microcompact(conversation.messages, limits.microcompact_min_saving, start)
             if cleared.cleared:
                 conversation.replace(cleared.messages)
                 tokens = conversation.context_tokens(overhead)
@@ -120,7 +122,12 @@ class Compactor:
                     "microcompact",
                     {"cleared_results": cleared.cleared, "tokens_saved": cleared.tokens_saved, "tokens": tokens},
                 )
-            self._walked = (conversation.generation, len(conversation.messages), cleared.large_tokens)
+            self._walked = (
+                conversation.generation,
+                len(conversation.messages),
+                cleared.large_tokens,
+                cleared.first_large,
+            )
         wanted = (tokens >= limits.auto_compact and self.auto_enabled) or tokens >= limits.blocking
         if wanted and not self.broken:
             async for event in self.compact(conversation, request, "auto"):
@@ -129,16 +136,19 @@ class Compactor:
         if tokens >= limits.blocking:
             raise ContextFull(self._full_message(tokens, limits))
 
-    def _may_microcompact(self, conversation: Conversation, min_saving: int) -> bool:
-        """Whether a microcompact pass could save enough: the large results seen by the last pass plus everything
-        appended since bound what it could clear, so a long history is not walked every turn for nothing."""
+    def _microcompact_start(self, conversation: Conversation, min_saving: int) -> int | None:
+        """Where a microcompact pass should start, or None when it could not save enough: the large results the
+        last pass left plus everything appended since bound what clearing could save, so a long history is not
+        walked every turn for nothing, and the part the last pass found cleared is not walked again."""
         if self._walked is None:
-            return True
-        generation, length, large = self._walked
+            return 0
+        generation, length, large, first_large = self._walked
         if generation != conversation.generation or length > len(conversation.messages):
-            return True
+            return 0
         added = sum(conversation.size_of(index) for index in range(length, len(conversation.messages)))
-        return large + added >= min_saving
+        if large + added < min_saving:
+            return None
+        return max(0, min(first_large, length) - 1)
 
     def _full_message(self, tokens: int, limits: Thresholds) -> str:
         why = (

@@ -39,6 +39,9 @@ class Microcompacted:
     large_tokens: int
     """What the large re-runnable results still in ``messages`` hold (the recent ones kept whole, and any that
     were not worth clearing): a bound on what clearing could save until more messages arrive."""
+    first_large: int
+    """The message holding the earliest of those results (``len(messages)`` when none): a later pass can start
+    just before it, since everything earlier is cleared or small."""
 
 
 def clearable(name: str) -> bool:
@@ -64,11 +67,12 @@ def _result_chars(block: Message) -> int:
     return 0
 
 
-def _clearable_results(messages: list[Message]) -> tuple[list[tuple[int, int]], dict[str, tuple[str, Any]]]:
-    """Where the results of re-runnable tools are (message, block), in order, and every call by id."""
+def _clearable_results(messages: list[Message], start: int) -> tuple[list[tuple[int, int]], dict[str, tuple[str, Any]]]:
+    """Where the results of re-runnable tools are (message, block) from ``start`` on, and the calls by id."""
     calls: dict[str, tuple[str, Any]] = {}
     found: list[tuple[int, int]] = []
-    for index, message in enumerate(messages):
+    for index in range(start, len(messages)):
+        message = messages[index]
         content = message.get("content")
         if not isinstance(content, list):
             continue
@@ -83,13 +87,15 @@ def _clearable_results(messages: list[Message]) -> tuple[list[tuple[int, int]], 
     return found, calls
 
 
-def microcompact(messages: list[Message], min_tokens_saved: int) -> Microcompacted:
+def microcompact(messages: list[Message], min_tokens_saved: int, start: int = 0) -> Microcompacted:
     """``messages`` with old large results of re-runnable tools replaced by placeholders, when that saves at least
-    ``min_tokens_saved`` tokens (``cleared`` is 0 otherwise). ``messages`` itself is never changed."""
-    candidates, calls = _clearable_results(messages)
+    ``min_tokens_saved`` tokens (``cleared`` is 0 otherwise). ``messages`` itself is never changed. ``start``: a
+    message before which every such result is known to be cleared or small (at a tool call, never its result)."""
+    candidates, calls = _clearable_results(messages, start)
     recent = len(candidates) - KEEP_RECENT_RESULTS
     chosen: dict[int, dict[int, Message]] = {}
     saved = large = 0
+    first_kept = first_any = len(messages)
     for number, (index, position) in enumerate(candidates):
         block = messages[index]["content"][position]
         size = _result_chars(block)
@@ -97,7 +103,9 @@ def microcompact(messages: list[Message], min_tokens_saved: int) -> Microcompact
             continue
         tokens = estimate_block(block)
         large += tokens
+        first_any = min(first_any, index)
         if number >= recent:
+            first_kept = min(first_kept, index)
             continue
         name, tool_input = calls[str(block["tool_use_id"])]
         replacement = {"type": "tool_result", "tool_use_id": block["tool_use_id"]}
@@ -107,7 +115,7 @@ def microcompact(messages: list[Message], min_tokens_saved: int) -> Microcompact
         saved += tokens - estimate_block(replacement)
         chosen.setdefault(index, {})[position] = replacement
     if not chosen or saved < min_tokens_saved:
-        return Microcompacted(messages, 0, 0, large)
+        return Microcompacted(messages, 0, 0, large, first_any)
     rebuilt = list(messages)
     for index, replacements in chosen.items():
         content = list(messages[index]["content"])
@@ -115,12 +123,8 @@ def microcompact(messages: list[Message], min_tokens_saved: int) -> Microcompact
             content[position] = replacement
         rebuilt[index] = {**messages[index], "content": content}
     cleared = sum(len(r) for r in chosen.values())
-    return Microcompacted(
-        rebuilt,
-        cleared,
-        saved,
-        large - saved - sum(estimate_block(r) for group in chosen.values() for r in group.values()),
-    )
+    left = large - saved - sum(estimate_block(r) for group in chosen.values() for r in group.values())
+    return Microcompacted(rebuilt, cleared, saved, left, first_kept)
 
 
 def fit_results_budget(

@@ -109,7 +109,12 @@ async def query(params: QueryParams) -> AsyncGenerator[LoopEvent, None]:  # noqa
                         )
             except ApiError as exc:
                 await executor.abort("Cancelled: the model request failed")
-                if exc.is_prompt_too_long and compactor is not None and not state.reactive_compact_attempted:
+                if (
+                    exc.is_prompt_too_long
+                    and compactor is not None
+                    and not compactor.broken
+                    and not state.reactive_compact_attempted
+                ):
                     # Withheld from the faces: compact once and send the request again.
                     state.reactive_compact_attempted = True
                     generation = conversation.generation

@@ -27,9 +27,9 @@ from agentcli.session.redact import Redactor
 
 Entry = dict[str, Any]
 
-# What the transcript leaves out: live-only events and the per-process init (cwd, version and branch are on
-# every line already, so repeating the init per exchange would only cost bytes).
-_SKIPPED_SYSTEM = frozenset({"init", "tool_started", "tool_progress", "tool_finished"})
+# What the transcript leaves out: live-only events (tool progress, the "compacting" status) and the per-process
+# init (cwd, version and branch are on every line already, so repeating the init per exchange would only cost bytes).
+_SKIPPED_SYSTEM = frozenset({"init", "status", "tool_started", "tool_progress", "tool_finished"})
 _SKIPPED_TYPES = frozenset({"stream_event"})
 # Envelope keys the store sets itself, and SDK keys it renames.
 _OWN_KEYS = frozenset({"type", "subtype", "uuid", "session_id", "parent_tool_use_id", "tool_use_result"})

@@ -81,3 +81,13 @@ def test_the_results_of_one_message_fit_a_budget(tmp_path: Path):
     assert any("<persisted-output>" in b.get("content", "") for b in saved)
     small = blocks[:2]
     assert fit_results_budget(small, None) is small
+
+
+def test_a_later_pass_can_start_where_the_large_results_begin():
+    result = microcompact(_history(*(_call(n) for n in range(5))), 100)
+    assert result.first_large == 6, "the result message of call 2 (the first kept whole)"
+    grown = result.messages + _call(5) + _call(6)
+    full = microcompact(grown, 100)
+    partial = microcompact(grown, 100, start=result.first_large - 1)
+    assert partial.messages == full.messages and partial.cleared == full.cleared == 2
+    assert partial.large_tokens == full.large_tokens
