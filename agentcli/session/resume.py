@@ -16,7 +16,7 @@ from typing import Any
 
 from agentcli.config.paths import sessions_dir
 from agentcli.session.listing import SUFFIX, find_elsewhere, find_session, latest_session
-from agentcli.session.load import REPAIR_SUBTYPE, load_transcript
+from agentcli.session.load import REPAIR_SUBTYPE, last_boundary, load_transcript
 from agentcli.session.redact import Redactor, secret_values
 from agentcli.session.store import TranscriptBusy, TranscriptStore
 
@@ -86,6 +86,17 @@ class OpenedSession:
 
     def close(self) -> None:
         self.store.close()
+
+    def whole_history(self) -> list[Message]:
+        """Everything said in the session, compactions or not (for display); ``messages`` starts at the last
+        compaction's summary."""
+        path = self.store.path
+        try:
+            if self.resumed_from is None or not path.exists() or last_boundary(path) is None:
+                return self.messages
+            return load_transcript(path, whole=True).messages
+        except OSError:
+            return self.messages
 
 
 def canonical_uuid(text: str) -> str:

@@ -145,3 +145,21 @@ def test_no_boundary_no_fast_path(tmp_path: Path):
     _write(path, _compacted_session(True)[:2])
     assert last_boundary(path) is None
     assert len(load_transcript(path).messages) == 2
+
+
+def test_an_opened_session_shows_everything_but_sends_from_the_summary(tmp_path: Path, monkeypatch):
+    from agentcli.config.paths import sessions_dir
+    from agentcli.session.resume import open_session
+
+    cwd = tmp_path / "project"
+    cwd.mkdir()
+    path = sessions_dir(cwd) / "0b4d1a52-7f43-4a8e-9d0e-1f3c5e6a7b8c.jsonl"
+    path.parent.mkdir(parents=True)
+    _write(path, _compacted_session(False))
+    session = open_session(cwd, resume="0b4d1a52-7f43-4a8e-9d0e-1f3c5e6a7b8c")
+    try:
+        assert session.messages[0]["content"][0]["text"].startswith(SUMMARY_HEADER)
+        shown = json.dumps(session.whole_history())
+        assert "old prompt plain" in shown and SUMMARY_HEADER not in shown
+    finally:
+        session.close()

@@ -92,7 +92,9 @@ class SessionControl:
         for warning in [*getattr(session, "warnings", []), *options.notices]:
             self.conversation.add_notice(str(warning), "warning")
         history = getattr(session, "messages", None) or []
-        self._show_history(history)
+        # Everything said, before compactions too; the model is sent ``messages`` (from the last summary on).
+        whole = getattr(session, "whole_history", None)
+        self._show_history(whole() if history and whole is not None else history)
         if history and self._queue:
             # What was typed while the session loaded goes below its history.
             for _text, widget in self._queue:
