@@ -33,8 +33,13 @@ class Conversation:
 
     def replace(self, messages: list[Message]) -> None:
         """Start a new prefix (a compaction): the exact count from the last response no longer applies."""
+        old, sizes = self.messages, self._sizes
         self.messages = list(messages)
-        self._sizes = [estimate_message(message) for message in self.messages]
+        # Messages kept as they were (the same objects: microcompact replaces only what it cleared) keep their size.
+        self._sizes = [
+            sizes[index] if index < len(old) and message is old[index] else estimate_message(message)
+            for index, message in enumerate(self.messages)
+        ]
         self._anchor_count = 0
         self._anchor_tokens = 0
         self.generation += 1
