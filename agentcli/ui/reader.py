@@ -302,6 +302,13 @@ class MessageReader:
 
     def _user(self, message: UserMessage) -> None:
         content = (message.get("message") or {}).get("content")
+        if message.get("isCompactSummary"):
+            # What the conversation continues from after a compaction: the boundary notice already said so.
+            if self.verbose:
+                self.show_notice(
+                    "The summary the conversation continues from:", "info", detail=user_text(content) or ""
+                )
+            return
         if message.get("isMeta"):
             text = user_text(content) or ""
             if text.startswith(STOP_HOOK_FEEDBACK):

@@ -115,3 +115,13 @@ def test_a_streamed_message_is_not_shown_twice_and_a_blocking_stop_hook_is_visib
     assert reader.shown[0] == ("text", "Hello")
     assert ("warning", "A Stop hook sent the agent back to work", "[./check.sh]: tests fail") in reader.shown
     assert len([entry for entry in reader.shown if entry[0] == "text"]) == 1
+
+
+def test_a_compaction_shows_one_notice_and_not_the_summary_as_a_prompt():
+    reader = Recorder()
+    reader.handle(
+        {"type": "system", "subtype": "compact_boundary", "compact_metadata": {"trigger": "auto", "pre_tokens": 9}}
+    )
+    summary = [{"type": "text", "text": "This session continues an earlier conversation…"}]
+    reader.handle({"type": "user", "isCompactSummary": True, "message": {"role": "user", "content": summary}})
+    assert reader.shown == [("info", "── earlier messages were summarised to free context ──", "")]
