@@ -143,3 +143,23 @@ async def test_interrupt_cancels_an_open_permission_question(sdk_options, projec
     assert isinstance(result, ResultMessage) and result.is_error and result.terminal_reason == "aborted_tools"
     assert not (project / "never.txt").exists()
     assert len(server.requests) == 1
+
+
+async def test_compact_over_stream_json_emits_the_boundary_and_the_next_turn_starts_from_the_summary(sdk_options):
+    cue = "summary of the conversation so far"
+    own = {"last_user_text_excludes": cue}
+    options, server = sdk_options(
+        [
+            {**text_turn("Noted."), "when": own},
+            {**text_turn("Summary: the user said 42."), "when": {"last_user_text_contains": cue}},
+            {**text_turn("It was 42."), "when": own},
+        ]
+    )
+    _first, compacted, after = await conversation(options, "remember 42", "/compact numbers", "which number?")
+    assert isinstance(compacted[-1], ResultMessage) and not compacted[-1].is_error
+    assert "summarised" in compacted[-1].result
+    boundaries = [m for m in compacted if getattr(m, "subtype", None) == "compact_boundary"]
+    assert len(boundaries) == 1 and boundaries[0].data["compact_metadata"]["trigger"] == "manual"
+    assert isinstance(after[-1], ResultMessage) and after[-1].result == "It was 42."
+    sent = server.requests[-1].body["messages"]
+    assert "Summary: the user said 42." in sent[0]["content"][0]["text"]
