@@ -124,7 +124,9 @@ async def query(params: QueryParams) -> AsyncGenerator[LoopEvent, None]:  # noqa
                         state.transition = "reactive_compact_retry"
                         continue
                 yield LoopEnded(
-                    "prompt_too_long" if exc.is_prompt_too_long else "model_error", _describe(exc), exc.status
+                    "prompt_too_long" if exc.is_prompt_too_long else "model_error",
+                    _describe(exc, compacted=state.reactive_compact_attempted),
+                    exc.status,
                 )
                 return
 
@@ -251,12 +253,13 @@ def _retry_notice(event: Retrying) -> Notice:
     )
 
 
-def _describe(exc: ApiError) -> str:
+def _describe(exc: ApiError, *, compacted: bool) -> str:
     if exc.is_prompt_too_long:
         sizes = re.search(r"(\d+)\s*tokens\s*>\s*(\d+)", exc.message)
         size = f" ({sizes.group(1)} tokens; the model takes {sizes.group(2)})" if sizes else ""
+        tried = ", even after trying to compact it" if compacted else ""
         return (
-            f"The conversation is too long for the model{size}, even after compacting it. "
+            f"The conversation is too long for the model{size}{tried}. "
             "Run /compact with a focus to shrink it further, or /clear to start a new session."
         )
     return exc.message
