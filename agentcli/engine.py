@@ -211,16 +211,7 @@ class QueryEngine:
                 return
             if submitted.blocking:  # not an error: the hook did its job (Claude Code exits 0 in -p)
                 refusal = "; ".join(message for _, message in submitted.blocking)
-                blocked = self._envelope(
-                    {
-                        "type": "system",
-                        "subtype": "warning",
-                        "level": "warning",
-                        "message": f"Prompt blocked by a UserPromptSubmit hook: {refusal}",
-                    }
-                )
-                self._record(blocked)
-                yield blocked
+                yield self.outbox.warning(f"Prompt blocked by a UserPromptSubmit hook: {refusal}")
                 result = self._result("success", 0, started, 0.0, "", None, errors, {"terminal_reason": "hook_stopped"})
                 self._record(result)
                 yield result

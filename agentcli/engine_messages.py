@@ -63,13 +63,11 @@ class Outbox:
                 }
             )
         ]
-        out += [
-            self.envelope({"type": "system", "subtype": "warning", "level": "warning", "message": message})
+        self.record(out[0])
+        return out + [
+            self.warning(message)
             for message in outcome.system_messages + [f"{outcome.event} hook {error}" for error in outcome.errors]
         ]
-        for message in out:
-            self.record(message)
-        return out
 
     def compaction(self, event: Compacted) -> list[Message]:
         """Record a compaction: the boundary, then the new history (the summary message and the kept tail again,
@@ -96,6 +94,12 @@ class Outbox:
                 self.envelope({"type": kind, "message": message, "parent_tool_use_id": None, "isCompactReplay": True})
             )
         return [*out, boundary, summary]
+
+    def warning(self, message: str) -> Message:
+        """A warning for the user, recorded (it explains what the transcript shows next)."""
+        out = self.envelope({"type": "system", "subtype": "warning", "level": "warning", "message": message})
+        self.record(out)
+        return out
 
     def api_error(self, error: str) -> Message:
         return self.envelope(sdk.api_error_message(error))
