@@ -19,7 +19,10 @@ from agentcli.commands import slash_command_names
 from agentcli.config.settings import LoadedSettings, load_settings
 from agentcli.config.thinking import max_tokens_for, thinking_param
 from agentcli.context.compact import ContextSettings
+from agentcli.context.memory import memory_files
+from agentcli.context.nested_memory import NestedMemory
 from agentcli.context.system_prompt import build_system_prompt
+from agentcli.context.user_context import build_user_context
 from agentcli.engine import EngineConfig, QueryEngine
 from agentcli.hooks.config import ConfiguredHook, configured_hooks, hook_notes, runnable
 from agentcli.hooks.model_hooks import ModelHooks
@@ -231,14 +234,17 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
         read_denied=policy.read_denied,
     )
     env.state.shells = BackgroundShells()
+    memory = memory_files(project_dir, trusted=settings.trusted)
+    env.state.memory = NestedMemory({item.path.resolve() for item in memory}, trusted=settings.trusted)
     hooks = _session_hooks(options, settings, plugins, policy.sandbox)
     config = EngineConfig(
         client=client,
         registry=registry,
         tool_env=env,
         model=model,
-        system_prompt=build_system_prompt(
-            project_dir, override=options.system_prompt, append=options.append_system_prompt, model=model
+        system_prompt=build_system_prompt(override=options.system_prompt, append=options.append_system_prompt),
+        user_context=build_user_context(
+            project_dir, model=model, include_env=options.system_prompt is None, files=memory
         ),
         max_tokens=max_tokens_for(thinking, EngineConfig.max_tokens),
         thinking=thinking,
@@ -353,6 +359,7 @@ def _connect_subagents(task_tool: Any, config: EngineConfig, transcript_dir: Pat
         hooks=config.hooks,
         transcript_dir=transcript_dir,
         max_tokens=config.max_tokens,
+        user_context=config.user_context,
     )
 
 

@@ -18,6 +18,7 @@ from agentcli.api.client import ModelRequest
 from agentcli.context.compact import Compactor
 from agentcli.context.conversation import Conversation
 from agentcli.context.memory import memory_prompt
+from agentcli.context.user_context import has_user_context, with_user_context
 from agentcli.debuglog import record_exception
 from agentcli.engine_config import EngineConfig, Recorder, SessionService
 from agentcli.engine_messages import Outbox
@@ -57,6 +58,7 @@ class QueryEngine:
     def __init__(self, config: EngineConfig, messages: list[Message] | None = None) -> None:
         self.config = config
         self.conversation = Conversation(list(messages or []))
+        self._user_context_pending = bool(config.user_context) and not has_user_context(self.conversation.messages)
         self.session_id = config.session_id
         self.usage = UsageTracker()
         self.permission_denials: list[dict[str, Any]] = []
@@ -80,6 +82,7 @@ class QueryEngine:
             config.context,
             hooks=config.hooks.runner if config.hooks is not None else None,
             memory=self._memory_text,
+            user_context=config.user_context,
         )
 
     @property
@@ -220,6 +223,9 @@ class QueryEngine:
             self._start_context = []
 
         user_param: Message = {"role": "user", "content": _with_context(prompt, context)}
+        if self._user_context_pending:
+            self._user_context_pending = False
+            user_param = with_user_context(user_param, self.config.user_context)
         self.conversation.append(user_param)
         self._record(self._envelope(sdk.user_message(user_param)))
         if self.config.recorder is not None:
@@ -441,9 +447,9 @@ class QueryEngine:
     # -- compaction ----------------------------------------------------------------------------------------------
 
     def _memory_text(self) -> str | None:
-        """What a compaction carries over of the user's standing instructions: the session's user context when
-        the engine has one, else the memory files."""
-        return getattr(self.config, "user_context", None) or memory_prompt(self.config.tool_env.project_dir)
+        """The memory files a compaction carries over as text, when the session has no user context (a custom
+        system prompt without one); otherwise the user context itself goes back at the head of the new history."""
+        return None if self.config.user_context else memory_prompt(self.config.tool_env.project_dir)
 
     async def compact(self, focus: str | None = None) -> list[Message]:
         """``/compact [focus]``: summarise the history now. Returns the messages that say what happened (a

@@ -43,6 +43,9 @@ class EngineConfig:
     tool_env: ToolEnv
     model: str
     system_prompt: str | None = None
+    user_context: str | None = None
+    """Environment and memory files for the model (:mod:`agentcli.context.user_context`): sent once, at the head of
+    the session's first user message, so the system prompt stays the same for every project and day."""
     max_tokens: int = 32_000
     max_turns: int | None = None
     max_budget_usd: float | None = None

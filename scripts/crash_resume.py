@@ -318,10 +318,12 @@ def _kill_and_resume(  # noqa: C901
             return Outcome(index, False, phase, "a request left before the prompt was on disk")
         return Outcome(index, True, phase)
 
+    from agentcli.api.cache import without_cache_control
     from agentcli.session.load import load_transcript
+    from agentcli.ui.reader import user_text
 
     before = load_transcript(path)
-    user_texts = [m["content"] for m in before.messages if m["role"] == "user" and isinstance(m["content"], str)]
+    user_texts = [user_text(m["content"]) for m in before.messages if m["role"] == "user"]
     if PROMPT not in user_texts:
         return Outcome(index, False, phase, f"the prompt is not in the transcript ({before.warnings})")
 
@@ -348,18 +350,21 @@ def _kill_and_resume(  # noqa: C901
     if len(requests) != 1 or requests[0].violations:
         problems = [v for r in requests for v in r.violations]
         return Outcome(index, False, phase, f"the fake server rejected the resumed request: {problems}")
-    messages = requests[0].body["messages"]
-    if messages[-1] != {"role": "user", "content": follow_up}:
+    messages = without_cache_control(requests[0].body["messages"])  # where the cache markers sit is not history
+    if messages[-1]["role"] != "user" or user_text(messages[-1]["content"]) != follow_up:
         return Outcome(index, False, phase, "the resumed request does not end with the new prompt")
-    if not any(m["role"] == "user" and m["content"] == PROMPT for m in messages):
+    if not any(m["role"] == "user" and user_text(m["content"]) == PROMPT for m in messages):
         return Outcome(index, False, phase, "the resumed request lost the original prompt")
     if sent:
-        last = sent[-1].body["messages"]
+        last = without_cache_control(sent[-1].body["messages"])
         if json.dumps(messages[: len(last)]) != json.dumps(last):
             return Outcome(index, False, phase, "the resumed request does not start with what was already sent")
     after = load_transcript(path)
     reply = {"role": "assistant", "content": [{"type": "text", "text": "Resumed."}]}
-    if json.dumps(after.messages) != json.dumps([*messages, reply]):
+    *history, prompt, answer = after.messages if len(after.messages) >= 2 else [{}, {}]
+    # The request sent the new prompt as a block (to mark it for the prompt cache); the history keeps its text.
+    same_prompt = prompt.get("role") == "user" and user_text(prompt.get("content")) == follow_up
+    if not same_prompt or json.dumps([*history, answer]) != json.dumps([*messages[:-1], reply]):
         return Outcome(index, False, phase, "reloading the transcript gives a different history")
     if after.warnings:
         return Outcome(index, False, phase, f"repairs were not persisted: {after.warnings}")

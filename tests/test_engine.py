@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from tests.conftest import collect
+from tests.messages import system_text, typed
 
 
 def _result(messages: list[dict]) -> dict:
@@ -25,9 +26,9 @@ async def test_plain_text(fake_api, make_engine):
     assert result["stop_reason"] == "end_turn"
     body = server.requests[0].body
     assert body["stream"] is True
-    assert body["messages"] == [{"role": "user", "content": "say hello"}]
+    assert typed(body["messages"]) == [{"role": "user", "content": "say hello"}]
     assert body["model"] == "claude-sonnet-5-5"
-    assert "agentcli" in body["system"]
+    assert "agentcli" in system_text(body)
     assert {"Read", "Bash", "Edit", "Write", "Glob", "Grep"} <= {tool["name"] for tool in body["tools"]}
 
 
@@ -304,7 +305,7 @@ async def test_api_error_ends_the_run_with_an_error_result(fake_api, make_engine
     shown = [m for m in messages if m.get("isApiErrorMessage")]
     assert shown and "something is off" in shown[0]["message"]["content"][0]["text"]
     # the failed turn left nothing in the conversation but the prompt
-    assert engine.messages == [{"role": "user", "content": "hi"}]
+    assert typed(engine.messages) == [{"role": "user", "content": "hi"}]
 
 
 async def test_dropped_stream_after_a_tool_use_is_retried_without_duplicates(fake_api, make_engine, project: Path):
@@ -336,11 +337,11 @@ async def test_dropped_stream_after_a_tool_use_is_retried_without_duplicates(fak
     assert any(m.get("subtype") == "stream_discarded" for m in messages)
     # the dropped attempt's tool call never ran and never entered the conversation
     assert not any(m["type"] == "user" for m in messages)
-    assert engine.messages == [
+    assert typed(engine.messages) == [
         {"role": "user", "content": "read"},
         {"role": "assistant", "content": [{"type": "text", "text": "second try"}]},
     ]
-    assert server.requests[1].body["messages"] == [{"role": "user", "content": "read"}]
+    assert typed(server.requests[1].body["messages"]) == [{"role": "user", "content": "read"}]
 
 
 class ExplodingClient:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.conftest import collect
+from tests.messages import typed
 
 
 def _text(text: str, stop_reason: str | None = None) -> dict:
@@ -41,7 +42,7 @@ async def test_pause_turn_is_sent_back_and_continued(fake_api, make_engine):
     result = (await collect(engine, "search"))[-1]
     assert not result["is_error"] and result["result"] == "Found it." and result["terminal_reason"] == "completed"
     second = server.requests[1].body["messages"]
-    assert second[-1] == {"role": "assistant", "content": [{"type": "text", "text": "Searching"}]}
+    assert typed(second)[-1] == {"role": "assistant", "content": [{"type": "text", "text": "Searching"}]}
 
 
 async def test_api_error_result_has_the_error_text_status_and_reason(fake_api, make_engine):

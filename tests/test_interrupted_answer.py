@@ -10,6 +10,7 @@ from agentcli.engine import INTERRUPTED_MARKER
 from agentcli.session.export import conversation_markdown
 from agentcli.session.load import load_transcript
 from tests.conftest import collect
+from tests.messages import typed
 
 FULL = "".join(f"word{n} " for n in range(80))
 MARKER = {"role": "user", "content": [{"type": "text", "text": INTERRUPTED_MARKER}]}
@@ -56,19 +57,21 @@ async def test_the_partial_answer_is_kept_and_marked(fake_api, make_engine, proj
         {"role": "assistant", "content": [{"type": "text", "text": partial}]},
         MARKER,
     ]
-    assert engine.messages == history
+    assert typed(engine.messages) == typed(history)
 
     follow_up = await collect(engine, "go on")
     assert follow_up[-1]["result"] == "Where was I?"
-    assert server.requests[1].body["messages"] == [*history, {"role": "user", "content": "go on"}]
+    assert typed(server.requests[1].body["messages"]) == typed([*history, {"role": "user", "content": "go on"}])
 
     # the transcript gives back the same history (what --continue resumes and shows), and /export has it all
     [path] = sessions_dir(project).glob("*.jsonl")
-    assert load_transcript(path).messages == [
-        *history,
-        {"role": "user", "content": "go on"},
-        {"role": "assistant", "content": [{"type": "text", "text": "Where was I?"}]},
-    ]
+    assert typed(load_transcript(path).messages) == typed(
+        [
+            *history,
+            {"role": "user", "content": "go on"},
+            {"role": "assistant", "content": [{"type": "text", "text": "Where was I?"}]},
+        ]
+    )
     exported = conversation_markdown(engine.messages)
     assert f"## agentcli\n\n{partial}" in exported and INTERRUPTED_MARKER in exported
 
@@ -88,5 +91,5 @@ async def test_an_interrupt_before_any_text_adds_only_the_marker(fake_api, make_
         await asyncio.sleep(0.01)
     engine.interrupt()
     await asyncio.wait_for(task, 10)
-    assert engine.messages == [{"role": "user", "content": "hello"}, MARKER]
+    assert typed(engine.messages) == typed([{"role": "user", "content": "hello"}, MARKER])
     assert (await collect(engine, "again"))[-1]["result"] == "ok"

@@ -18,6 +18,7 @@ from agentcli.api.client import ModelClient
 from agentcli.api.retry import RetryPolicy
 from agentcli.context.conversation import Conversation
 from agentcli.context.system_prompt import build_system_prompt
+from agentcli.context.user_context import with_user_context
 from agentcli.events import (
     AssistantTurn,
     LoopEnded,
@@ -53,6 +54,8 @@ class SubagentContext:
     transcript_dir: Path | None = None
     """``<session>/subagents``; None keeps no side transcripts (a session that is not persisted)."""
     max_tokens: int = 32_000
+    user_context: str | None = None
+    """The session's environment and memory files; a sub-agent gets them at the head of its task, as in Claude Code."""
 
 
 class SubagentHooks:
@@ -131,20 +134,23 @@ async def run_subagent(
         content = [{"type": "text", "text": prompt}] + [
             {"type": "text", "text": f"<system-reminder>\n{note}\n</system-reminder>"} for note in context_notes
         ]
-    first = {"role": "user", "content": content}
+    first = with_user_context({"role": "user", "content": content}, context.user_context)
     side.record({"type": "user", "message": first, "parent_tool_use_id": None})
     params = QueryParams(
         client=context.client,
         registry=_tools_for(context.registry, definition),
         tool_env=ToolEnv(
             context.tool_env.project_dir,
-            SessionToolState(shells=context.tool_env.state.shells),
+            SessionToolState(
+                shells=context.tool_env.state.shells,
+                memory=memory.fresh() if (memory := context.tool_env.state.memory) is not None else None,
+            ),
             env=context.tool_env.env,
             scratch_dir=context.tool_env.scratch_dir,
         ),
         model=model,
         conversation=Conversation([first]),
-        system=build_system_prompt(context.tool_env.project_dir, override=definition.prompt, model=model),
+        system=build_system_prompt(override=definition.prompt),
         max_tokens=context.max_tokens,
         can_use_tool=context.can_use_tool,
         retry_policy=context.retry_policy,

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from agentcli.api.cache import with_cache_breakpoints
 from agentcli.api.errors import ApiConnectionError, ApiError, AuthError, StreamEndedEarly
 from agentcli.api.sse import iter_sse_json
 
@@ -19,7 +20,8 @@ CONNECT_TIMEOUT_S = 10.0
 
 @dataclass(slots=True)
 class ModelRequest:
-    """Everything one Messages API call needs; ``messages`` are sent as they are, never copied or mutated."""
+    """Everything one Messages API call needs. ``messages`` are never mutated: :meth:`params` copies only the few
+    messages that carry a prompt-cache breakpoint."""
 
     model: str
     max_tokens: int
@@ -28,6 +30,9 @@ class ModelRequest:
     tools: list[dict[str, Any]] = field(default_factory=list)
     thinking: dict[str, Any] | None = None
     metadata: dict[str, Any] | None = None
+    cache: bool = True
+    """Mark prompt-cache breakpoints (:mod:`agentcli.api.cache`); off for one-off requests, where writing the
+    cache costs more than it could save."""
 
     def params(self) -> dict[str, Any]:
         params: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens, "messages": self.messages}
@@ -39,7 +44,7 @@ class ModelRequest:
             params["thinking"] = self.thinking
         if self.metadata:
             params["metadata"] = self.metadata
-        return params
+        return with_cache_breakpoints(params) if self.cache else params
 
 
 class ModelClient(Protocol):

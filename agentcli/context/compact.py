@@ -29,6 +29,7 @@ from agentcli.context.conversation import Conversation
 from agentcli.context.microcompact import microcompact
 from agentcli.context.thresholds import Thresholds, thresholds
 from agentcli.context.tokens import context_window, estimate_message, estimate_system, estimate_tools
+from agentcli.context.user_context import prepend_user_context
 from agentcli.events import Compacted, LoopEvent, Notice
 from agentcli.tools.base import ToolEnv
 
@@ -78,6 +79,7 @@ class Compactor:
         *,
         hooks: HookRunner | None = None,
         memory: Callable[[], str | None] = lambda: None,
+        user_context: str | None = None,
     ) -> None:
         self.client = client
         self.retry_policy = retry_policy
@@ -85,6 +87,9 @@ class Compactor:
         self.settings = settings or ContextSettings()
         self.hooks = hooks
         self.memory = memory
+        self.user_context = user_context
+        """Environment and memory files (:mod:`agentcli.context.user_context`), put back at the head of every new
+        history so the rules survive the compaction in the form they first arrived."""
         self.auto_enabled = self.settings.auto_compact
         self.failures = 0
         self.count = 0
@@ -266,4 +271,4 @@ class Compactor:
             tail=tail,
             budget_tokens=min(CARRY_OVER_CAP, limits.window // CARRY_OVER_SHARE),
         )
-        return [first, *tail]
+        return prepend_user_context([first, *tail], self.user_context)

@@ -67,6 +67,21 @@ def _result_chars(block: Message) -> int:
     return 0
 
 
+def _reminders(block: Message) -> list[Message]:
+    """The ``<system-reminder>`` blocks of a tool result (memory files that arrived with it): they outlive the
+    result's text, or those rules would be gone for the rest of the session."""
+    content = block.get("content")
+    if not isinstance(content, list):
+        return []
+    return [
+        item
+        for item in content
+        if isinstance(item, dict)
+        and item.get("type") == "text"
+        and str(item.get("text", "")).startswith("<system-reminder>")
+    ]
+
+
 def _clearable_results(messages: list[Message], start: int) -> tuple[list[tuple[int, int]], dict[str, tuple[str, Any]]]:
     """Where the results of re-runnable tools are (message, block) from ``start`` on, and the calls by id."""
     calls: dict[str, tuple[str, Any]] = {}
@@ -109,7 +124,9 @@ def microcompact(messages: list[Message], min_tokens_saved: int, start: int = 0)
             continue
         name, tool_input = calls[str(block["tool_use_id"])]
         replacement = {"type": "tool_result", "tool_use_id": block["tool_use_id"]}
-        replacement["content"] = placeholder(name, tool_input, size)
+        reminders = _reminders(block)
+        note = placeholder(name, tool_input, size)
+        replacement["content"] = [{"type": "text", "text": note}, *reminders] if reminders else note
         if block.get("is_error"):
             replacement["is_error"] = True
         saved += tokens - estimate_block(replacement)

@@ -195,7 +195,11 @@ def prompt_text(entry: dict[str, Any]) -> str | None:
     elif isinstance(content, list):
         if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
             return None
-        text = " ".join(b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
+        text = " ".join(
+            b["text"]
+            for b in content
+            if isinstance(b, dict) and isinstance(b.get("text"), str) and not b["text"].startswith("<system-reminder>")
+        )
     else:
         return None
     text = " ".join(text.split())

@@ -18,7 +18,8 @@ def _last_user_message(body: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return None
 
 
-def _texts(content: Any) -> list[str]:
+def _texts(content: Any, *, typed_only: bool = False) -> list[str]:
+    """The text in ``content``; ``typed_only`` leaves out ``<system-reminder>`` blocks (context the client added)."""
     if isinstance(content, str):
         return [content]
     if not isinstance(content, list):
@@ -28,16 +29,18 @@ def _texts(content: Any) -> list[str]:
         if not isinstance(block, Mapping):
             continue
         if block.get("type") == "text" and isinstance(block.get("text"), str):
-            out.append(block["text"])
+            if not (typed_only and block["text"].startswith("<system-reminder>")):
+                out.append(block["text"])
         elif block.get("type") == "tool_result":
             out += _texts(block.get("content"))
     return out
 
 
-def last_user_text(body: Mapping[str, Any]) -> str:
-    """All text of the last user message, tool_result text included, joined by newlines."""
+def last_user_text(body: Mapping[str, Any], *, typed_only: bool = False) -> str:
+    """All text of the last user message, tool_result text included, joined by newlines (``typed_only``: without
+    the reminders the client added)."""
     message = _last_user_message(body)
-    return "\n".join(_texts(message.get("content"))) if message is not None else ""
+    return "\n".join(_texts(message.get("content"), typed_only=typed_only)) if message is not None else ""
 
 
 def _tool_result_ids(body: Mapping[str, Any]) -> set[str]:

@@ -1,6 +1,7 @@
 """Scenario files: the scripted replies the fake Messages API plays back, one turn per request.
 
     {"model": "claude-sonnet-5-5", "on_exhausted": "error" | "repeat_last" | "echo", "context_window": null,
+     "prompt_cache": false,
      "turns": [{"content": [{"type": "text", "text": "Hi", "chunks": 2},
                             {"type": "tool_use", "id": "toolu_01", "name": "Read", "input": {"file_path": "x"}}],
                 "stop_reason": null, "usage": {}, "delay_ms": 0, "first_byte_delay_ms": 0, "ping_every": 0,
@@ -107,8 +108,9 @@ class UsageSpec(_Strict):
 
     input_tokens: int | None = Field(default=None, ge=0)
     output_tokens: int | None = Field(default=None, ge=0)
-    cache_creation_input_tokens: int = Field(default=0, ge=0)
-    cache_read_input_tokens: int = Field(default=0, ge=0)
+    cache_creation_input_tokens: int | None = Field(default=None, ge=0)
+    cache_read_input_tokens: int | None = Field(default=None, ge=0)
+    """Left out: 0, or what the scenario's ``prompt_cache`` simulation finds."""
     web_search_requests: int = Field(default=0, ge=0)
     """Reported as ``usage.server_tool_use.web_search_requests`` when not 0."""
 
@@ -222,6 +224,9 @@ class Scenario(_Strict):
     """A request estimated larger than this gets the real API's 400 prompt-too-long answer (and takes no turn);
     usage numbers are estimates too, so a small window makes a short script behave like a long session."""
     on_exhausted: Literal["error", "repeat_last", "echo"] = "error"
+    prompt_cache: bool = False
+    """Simulate the API's prompt cache (:mod:`agentcli.testing.prompt_cache`): usage reports cache reads and
+    writes for the requests' ``cache_control`` breakpoints."""
 
 
 def bundled_scenario_path(name: str) -> Path:

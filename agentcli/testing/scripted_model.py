@@ -125,7 +125,7 @@ class ScriptedModel:
         if self.scenario.on_exhausted == "repeat_last" and turns:
             return turns[-1]
         if self.scenario.on_exhausted == "echo":
-            return Turn(content=[TextSpec(type="text", text=last_user_text(body) or "(no text)")])
+            return Turn(content=[TextSpec(type="text", text=last_user_text(body, typed_only=True) or "(no text)")])
         raise _http_error(500, "api_error", "scenario exhausted")
 
 

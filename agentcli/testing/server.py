@@ -30,6 +30,7 @@ from agentcli.testing.errors import (
 )
 from agentcli.testing.estimate import estimate_input_tokens, estimate_output_tokens, too_long_message
 from agentcli.testing.expectations import check_expectations, last_user_text, matches
+from agentcli.testing.prompt_cache import PromptCache
 from agentcli.testing.record import RecordedRequest, RequestLog
 from agentcli.testing.scenario import (
     DEFAULT_MODEL,
@@ -119,6 +120,7 @@ class FakeAnthropicServer:
         self._thread: threading.Thread | None = None
         self._wake: tuple[socket.socket, socket.socket] | None = None
         self._port: int | None = None
+        self._prompt_cache = PromptCache() if self.scenario.prompt_cache else None
 
     # lifecycle
 
@@ -313,7 +315,9 @@ class FakeAnthropicServer:
         if self.scenario.on_exhausted == "repeat_last" and turns:
             return turns[-1], len(turns) - 1
         if self.scenario.on_exhausted == "echo":
-            return Turn(content=[TextSpec(type="text", text=last_user_text(body) or "(no text)")]), None
+            return Turn(
+                content=[TextSpec(type="text", text=last_user_text(body, typed_only=True) or "(no text)")]
+            ), None
         return None, None
 
     def _messages(self, handler: _Handler, record: RecordedRequest, parse_error: str | None) -> None:
@@ -352,6 +356,8 @@ class FakeAnthropicServer:
         model = body.get("model") or self.scenario.model or DEFAULT_MODEL
         message_id = turn.id or f"msg_fake_{next(self._message_ids)}"
         usage = {"input_tokens": estimate_input_tokens(body), "output_tokens": estimate_output_tokens(turn)}
+        if self._prompt_cache is not None:
+            usage |= self._prompt_cache.usage(body, usage["input_tokens"])
         if not body.get("stream"):
             self._finish(record, 200)
             message = render_message(turn, message_id=message_id, model=model, usage=_usage(turn, usage))
@@ -442,7 +448,7 @@ class FakeAnthropicServer:
 
 
 def _usage(turn: Turn, estimates: dict[str, int]) -> dict[str, int]:
-    return usage_for(turn, input_tokens=estimates["input_tokens"], output_tokens=estimates["output_tokens"])
+    return usage_for(turn, **estimates)
 
 
 def _parse_json(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:

@@ -104,13 +104,29 @@ def block_events(index: int, block: ContentSpec) -> list[Event]:
     return events
 
 
-def usage_for(turn: Turn, *, input_tokens: int, output_tokens: int) -> dict[str, Any]:
+def usage_for(
+    turn: Turn,
+    *,
+    input_tokens: int,
+    output_tokens: int,
+    cache_creation_input_tokens: int = 0,
+    cache_read_input_tokens: int = 0,
+) -> dict[str, Any]:
     """Final usage: scripted numbers win over the estimates passed in."""
+    scripted = turn.usage
     usage: dict[str, Any] = {
-        "input_tokens": turn.usage.input_tokens if turn.usage.input_tokens is not None else input_tokens,
-        "output_tokens": turn.usage.output_tokens if turn.usage.output_tokens is not None else output_tokens,
-        "cache_creation_input_tokens": turn.usage.cache_creation_input_tokens,
-        "cache_read_input_tokens": turn.usage.cache_read_input_tokens,
+        "input_tokens": scripted.input_tokens if scripted.input_tokens is not None else input_tokens,
+        "output_tokens": scripted.output_tokens if scripted.output_tokens is not None else output_tokens,
+        "cache_creation_input_tokens": (
+            scripted.cache_creation_input_tokens
+            if scripted.cache_creation_input_tokens is not None
+            else cache_creation_input_tokens
+        ),
+        "cache_read_input_tokens": (
+            scripted.cache_read_input_tokens
+            if scripted.cache_read_input_tokens is not None
+            else cache_read_input_tokens
+        ),
     }
     if turn.usage.web_search_requests:
         usage["server_tool_use"] = {"web_search_requests": turn.usage.web_search_requests}

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 if TYPE_CHECKING:
+    from agentcli.context.nested_memory import NestedMemory
     from agentcli.tools.sandbox import Sandbox
 
 
@@ -77,6 +78,8 @@ class SessionToolState:
     shell_cwd: Path | None = None
     shells: Any = None
     """The session's :class:`agentcli.tools.background.BackgroundShells` (shared with its sub-agents)."""
+    memory: NestedMemory | None = None
+    """Memory files sent so far; a file a tool reads or edits brings its sub-folders' memory files along."""
 
 
 @dataclass

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentcli.api.accumulate import InvalidToolInput
+from agentcli.context.nested_memory import with_reminder
 from agentcli.events import NestedMessage, ToolFinished, ToolProgress, ToolStarted
 from agentcli.tools.base import ToolCall, ToolEnv, ToolFailure, ToolOutput, ToolRegistry, parse_input
 from agentcli.tools.output import limit_result
@@ -162,6 +163,12 @@ class StreamingToolExecutor:
             return ToolOutput(f"<tool_use_error>{exc}</tool_use_error>", is_error=True)
         if isinstance(output.content, str):
             output.content = limit_result(output.content, block["id"], self._env.scratch_dir)
+        memory = self._env.state.memory
+        if memory is not None and not output.is_error:
+            used = decision.updated_input if decision.updated_input is not None else block["input"]
+            reminder = memory.reminder_for(used, self._env.project_dir)
+            if reminder is not None:
+                output.content = with_reminder(output.content, reminder)
         return output
 
     def _finish(self, entry: _Entry, output: ToolOutput) -> None:

@@ -52,7 +52,7 @@ def _untagged(text: str) -> str:
 
 
 def result_text(block: dict[str, Any]) -> str:
-    """The tool_result's content as plain text."""
+    """The tool_result's content as plain text (without the reminders agentcli attached for the model)."""
     content = block.get("content")
     if isinstance(content, str):
         return _untagged(content)
@@ -60,7 +60,8 @@ def result_text(block: dict[str, Any]) -> str:
         parts = []
         for item in content:
             if isinstance(item, dict) and item.get("type") == "text":
-                parts.append(str(item.get("text", "")))
+                if not str(item.get("text", "")).startswith("<system-reminder>"):  # for the model (memory files)
+                    parts.append(str(item.get("text", "")))
             elif isinstance(item, dict):
                 parts.append(f"[{item.get('type', 'content')}]")
         return _untagged("\n".join(parts))

@@ -91,6 +91,7 @@ class WebFetchTool(Tool):
                     ),
                 }
             ],
+            cache=False,  # asked once: a cache write would cost more and never be read
         )
         accumulator = MessageAccumulator()
         try:

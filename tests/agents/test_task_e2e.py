@@ -13,6 +13,7 @@ import pytest
 from agentcli.api.pricing import cost_usd
 from agentcli.tools.process import group_alive
 from tests.conftest import collect
+from tests.messages import system_text, typed
 
 
 def task(tool_id: str, prompt: str, agent: str = "general-purpose") -> dict[str, Any]:
@@ -87,7 +88,8 @@ async def test_two_tasks_run_concurrently_and_answer_in_order(fake_api, make_eng
     sub_requests = [r.body for r in server.requests if "Task" not in {t["name"] for t in r.body["tools"]}]
     assert len(sub_requests) == 2  # the sub-agents cannot start sub-agents of their own
     assert all(
-        body["messages"][0]["content"] in ("alpha: count the files", "beta: read the readme") for body in sub_requests
+        typed(body["messages"])[0]["content"] in ("alpha: count the files", "beta: read the readme")
+        for body in sub_requests
     )
 
     [alpha] = nested(messages, "toolu_a")
@@ -182,7 +184,7 @@ async def test_project_agent_definition_with_its_own_tools_and_model(fake_api, m
     sub = server.requests[1].body
     assert sub["model"] == "claude-haiku-5-5"
     assert sorted(t["name"] for t in sub["tools"]) == ["Grep", "Read"]
-    assert sub["system"].startswith("You are a strict code reviewer.")
+    assert system_text(sub).startswith("You are a strict code reviewer.")
     assert messages[-1]["result"] == "Reviewed."
 
 

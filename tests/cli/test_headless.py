@@ -7,6 +7,8 @@ from pathlib import Path
 
 from claude_agent_sdk._internal.message_parser import parse_message
 
+from tests.messages import system_text, typed
+
 TEXT_TURN = {"content": [{"type": "text", "text": "Hi there", "chunks": 3}]}
 
 
@@ -46,7 +48,7 @@ def test_prompt_from_stdin(run_cli, fake_api):
     server = fake_api({"turns": [TEXT_TURN]})
     proc = run_cli("-p", server=server, stdin="what is this repo?\n")
     assert proc.returncode == 0, proc.stderr
-    assert server.requests[0].body["messages"][0]["content"] == "what is this repo?\n"
+    assert typed(server.requests[0].body["messages"])[0]["content"] == "what is this repo?\n"
 
 
 def test_json_output(run_cli, fake_api):
@@ -148,7 +150,7 @@ def test_model_and_system_prompt_flags(run_cli, fake_api):
     assert proc.returncode == 0, proc.stderr
     body = server.requests[0].body
     assert body["model"] == "claude-opus-5-5"
-    assert body["system"] == "You are terse.\n\nAnswer in French."
+    assert system_text(body) == "You are terse.\n\nAnswer in French."
     proc = run_cli("-p", "x", server=server, env={"ANTHROPIC_MODEL": "claude-haiku-5-5"})
     assert server.requests[1].body["model"] == "claude-haiku-5-5"
 

@@ -91,3 +91,17 @@ def test_a_later_pass_can_start_where_the_large_results_begin():
     partial = microcompact(grown, 100, start=result.first_large - 1)
     assert partial.messages == full.messages and partial.cleared == full.cleared == 2
     assert partial.large_tokens == full.large_tokens
+
+
+def test_memory_that_arrived_with_a_result_outlives_it():
+    reminder = {"type": "text", "text": "<system-reminder>\nRules of src/: tabs, never spaces.\n</system-reminder>"}
+    history = _history(*(_call(n) for n in range(6)))
+    first_result = history[2]["content"][0]
+    history[2] = {
+        "role": "user",
+        "content": [{**first_result, "content": [{"type": "text", "text": "x" * 5_000}, reminder]}],
+    }
+    result = microcompact(history, 100)
+    cleared = result.messages[2]["content"][0]["content"]
+    assert cleared[0]["text"].startswith(CLEARED_PREFIX)
+    assert cleared[1:] == [reminder]

@@ -15,6 +15,7 @@ import pytest
 
 from agentcli.context.compact_messages import is_summary_request
 from tests.conftest import collect
+from tests.messages import typed
 
 FINAL = "Final answer."
 POINTS = ("before_first_byte", "after_partial_text", "after_partial_tool_json")
@@ -156,13 +157,13 @@ async def test_fault_cell(fault: str, point: str, fake_api, make_engine, project
     else:
         assert result["is_error"] is True and result["subtype"] == "error_during_execution"
         assert cell.error_contains in result["errors"][-1]
-        assert engine.messages == [{"role": "user", "content": "do the thing"}]
+        assert typed(engine.messages) == [{"role": "user", "content": "do the thing"}]
     # every request carries the same conversation: nothing partial leaked into a retry
     summaries = [r for r in server.requests if is_summary_request(r.body)]
     assert len(summaries) == cell.compactions
     for request in server.requests:
         if request not in summaries:
-            assert request.body["messages"] == [{"role": "user", "content": "do the thing"}]
+            assert typed(request.body["messages"]) == [{"role": "user", "content": "do the thing"}]
     times = [r.time for r in server.requests]
     gaps_ms = [(b - a) * 1000 for a, b in itertools.pairwise(times)]
     for gap, floor in zip(gaps_ms, cell.min_gaps_ms, strict=False):

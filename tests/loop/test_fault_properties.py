@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from agentcli.api.client import Credentials
 from agentcli.bootstrap import SessionOptions, build_engine
 from agentcli.testing import FakeAnthropicServer
+from tests.messages import typed
 
 FINAL = "All done."
 
@@ -82,7 +83,7 @@ def test_any_fault_sequence_keeps_the_invariants(faults: list[dict], project: Pa
     assert texts == ([FINAL] if succeeds else [])
     assert not any(m["type"] == "user" for m in messages)
     for request in server.requests:
-        assert request.body["messages"] == [{"role": "user", "content": "go"}]
+        assert typed(request.body["messages"]) == [{"role": "user", "content": "go"}]
 
 
 async def _run(server: FakeAnthropicServer, project: Path) -> list[dict]:

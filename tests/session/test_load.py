@@ -16,6 +16,7 @@ from agentcli.session.load import INTERRUPTED, load_transcript
 from agentcli.session.resume import open_session
 from agentcli.testing.validate import validate_request
 from tests.conftest import collect
+from tests.messages import typed
 from tests.session.conftest import read_lines, text_turn
 
 SID = "3b8f0d7e-1c2a-4e5f-9a6b-7c8d9e0f1a2b"
@@ -228,8 +229,8 @@ async def test_resumed_engine_request_passes_validation(fake_api, make_engine, t
     messages = await collect(resumed, "carry on")
     assert messages[-1]["subtype"] == "success"
     body = resumed_server.requests[0].body
-    assert body["messages"][0]["content"] == "first"
-    assert body["messages"][-1]["content"] == "carry on"
+    assert typed(body["messages"])[0]["content"] == "first"
+    assert typed(body["messages"])[-1]["content"] == "carry on"
 
 
 # -- hostile files ----------------------------------------------------------------------------------------------

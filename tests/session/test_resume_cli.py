@@ -6,6 +6,8 @@ import json
 import uuid
 from pathlib import Path
 
+from agentcli.context.user_context import is_user_context_block
+from tests.messages import typed
 from tests.session.conftest import read_lines, text_turn
 
 TWO = {"turns": [text_turn("first answer"), text_turn("second answer"), text_turn("third answer")]}
@@ -29,12 +31,13 @@ def test_resume_by_id_headless_appends_to_the_same_file(run_cli, fake_api, trans
     assert transcripts() == [path]
     assert path.read_bytes().startswith(before)
     sent = server.requests[1].body["messages"]
-    assert sent == [
+    assert sum(map(is_user_context_block, sent[0]["content"])) == 1  # resuming did not add it again
+    assert typed(sent) == [
         {"role": "user", "content": "remember the number 7"},
         {"role": "assistant", "content": [{"type": "text", "text": "first answer"}]},
         {"role": "user", "content": "what was the number?"},
     ]
-    prompts = [line["message"]["content"] for line in read_lines(path) if line["type"] == "user"]
+    prompts = [m["content"] for m in typed([line["message"] for line in read_lines(path) if line["type"] == "user"])]
     assert prompts == ["remember the number 7", "what was the number?"]
 
 
@@ -45,7 +48,7 @@ def test_continue_picks_the_latest_session(run_cli, fake_api):
     cont = run_cli("-p", "-c", "and then?", "--output-format", "json", server=server)
     assert cont.returncode == 0, cont.stderr
     assert _session_id(cont.stdout) == _session_id(newer.stdout)
-    assert server.requests[2].body["messages"][0]["content"] == "newer"
+    assert typed(server.requests[2].body["messages"])[0]["content"] == "newer"
 
 
 def test_continue_with_nothing_to_continue(run_cli, fake_api):
@@ -71,11 +74,11 @@ def test_fork_session_leaves_the_original_untouched(run_cli, fake_api, transcrip
     lines = read_lines(fork_path)
     assert {line["sessionId"] for line in lines} == {fork_id}
     assert any(line.get("forkedFrom") == original_id for line in lines)
-    assert server.requests[1].body["messages"][0]["content"] == "base"
+    assert typed(server.requests[1].body["messages"])[0]["content"] == "base"
     # the fork resumes on its own
     again = run_cli("-p", "--resume", fork_id, "more", "--output-format", "json", server=server)
     assert again.returncode == 0, again.stderr
-    assert [m.get("content") for m in server.requests[2].body["messages"] if m["role"] == "user"] == [
+    assert [m.get("content") for m in typed(server.requests[2].body["messages"]) if m["role"] == "user"] == [
         "base",
         "branch off",
         "more",

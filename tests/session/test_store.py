@@ -13,6 +13,7 @@ from agentcli.config.paths import data_dir, sessions_dir
 from agentcli.session.load import load_transcript
 from agentcli.session.store import TranscriptStore
 from tests.conftest import collect
+from tests.messages import system_text, typed, without_cache_control
 from tests.session.conftest import read_lines, text_turn
 
 ENVELOPE = ("type", "uuid", "parentUuid", "sessionId", "timestamp", "cwd", "version")
@@ -65,7 +66,8 @@ async def test_loaded_history_is_what_the_engine_sent(fake_api, make_engine, too
     assert json.dumps(transcript.messages) == json.dumps(engine.messages)
     # The two results of the first assistant message are one user message again.
     assert [block["tool_use_id"] for block in transcript.messages[2]["content"]] == ["toolu_a1", "toolu_a2"]
-    assert json.dumps(server.requests[-1].body["messages"]) == json.dumps(transcript.messages[:-1])
+    sent = without_cache_control(server.requests[-1].body["messages"])  # the request's cache markers aside
+    assert json.dumps(sent) == json.dumps(transcript.messages[:-1])
 
 
 async def test_git_branch_is_read_from_head(fake_api, make_engine, project, transcripts):
@@ -115,7 +117,7 @@ async def test_prompt_is_on_disk_before_the_request_leaves(fake_api, make_engine
 
     def checking_stream(request):
         # Read the file the way a resume after a crash at this instant would.
-        prompts = [m["content"] for m in load_transcript(transcripts()[0]).messages if m["role"] == "user"]
+        prompts = [m["content"] for m in typed(load_transcript(transcripts()[0]).messages) if m["role"] == "user"]
         seen.append(prompts)
         return stream(request)
 
@@ -231,4 +233,4 @@ async def test_a_short_exchange_costs_under_5_kb(fake_api, make_engine, transcri
     assert transcripts() == [path]
     assert all(b - a <= 5000 for a, b in itertools.pairwise(sizes)), sizes
     text = path.read_text()
-    assert '"init"' not in text and server.requests[0].body["system"][:40] not in text
+    assert '"init"' not in text and system_text(server.requests[0].body)[:40] not in text

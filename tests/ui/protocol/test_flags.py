@@ -8,6 +8,7 @@ from claude_agent_sdk import ClaudeAgentOptions, ResultMessage
 from claude_agent_sdk._internal.transport.subprocess_cli import SubprocessCLITransport
 
 from agentcli.cli import build_parser
+from tests.messages import system_text
 from tests.ui.protocol.conftest import AGENTCLI, collect, text_turn
 
 
@@ -73,7 +74,7 @@ async def test_an_sdk_run_with_every_option_starts_works_and_notes_what_it_ignor
     messages = await collect("go", options)
     assert isinstance(messages[-1], ResultMessage) and messages[-1].structured_output == {"ok": True}
     body = server.requests[0].body
-    assert body["system"].startswith("You are terse.")
+    assert system_text(body).startswith("You are terse.")
     assert {tool["name"] for tool in body["tools"]} == {"Read", "Grep", "StructuredOutput"}
     assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
     notes = "\n".join(lines)
