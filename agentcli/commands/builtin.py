@@ -139,8 +139,23 @@ def memory_path(cwd: Path) -> Path:
     return claude if claude.is_file() and not agents.is_file() else agents
 
 
+MEMORY_TEMPLATE = """# {name}
+
+Instructions agentcli follows in this project: build and test commands, conventions, things to avoid.
+Pull in other files with a line such as @docs/conventions.md.
+"""
+
+
 async def _memory(face: CommandFace, argument: str) -> None:
     path = memory_path(face.cwd)
+    if not path.exists():
+        from agentcli.files.atomic import atomic_write_text
+
+        try:
+            atomic_write_text(path, MEMORY_TEMPLATE.format(name=path.name))
+        except OSError as exc:
+            face.notice(f"Could not create {path}: {exc.strerror or exc}", "error")
+            return
     await face.edit_file(path)
     face.notice(f"Memory file: {path}. It is read when a session starts; /clear starts one that uses it.", "info")
 

@@ -13,11 +13,15 @@ BAR_WIDTH = 40
 
 
 def cost_report(engine: Any) -> str:
+    """``/cost``: dollars and tokens so far, with how much of the prompt the cache served (reads cost a tenth)."""
     usage = engine.total_usage
+    read = usage.get("cache_read_input_tokens", 0)
+    prompt = usage.get("input_tokens", 0) + read + usage.get("cache_creation_input_tokens", 0)
+    share = f" · {read / prompt:.0%} of the prompt read from cache" if prompt else ""
     return (
         f"Session cost ${engine.total_cost_usd:.4f} · input {usage.get('input_tokens', 0):,} · output "
-        f"{usage.get('output_tokens', 0):,} · cache read {usage.get('cache_read_input_tokens', 0):,} · "
-        f"cache write {usage.get('cache_creation_input_tokens', 0):,} tokens"
+        f"{usage.get('output_tokens', 0):,} · cache read {read:,} · "
+        f"cache write {usage.get('cache_creation_input_tokens', 0):,} tokens{share}"
     )
 
 

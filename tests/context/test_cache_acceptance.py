@@ -10,6 +10,7 @@ from typing import Any
 
 from agentcli.api.cache import MAX_BREAKPOINTS
 from agentcli.api.pricing import price_for
+from agentcli.commands.reports import cost_report
 from tests.conftest import collect
 from tests.messages import without_cache_control
 
@@ -89,6 +90,12 @@ async def test_thirty_turn_session_keeps_its_prefix_and_reads_the_cache(fake_api
     assert abs(result["total_cost_usd"] - expected) < 1e-9
     model_usage = result["modelUsage"]["claude-sonnet-5-5"]
     assert model_usage["cacheReadInputTokens"] == totals["cache_read_input_tokens"]
+    report = cost_report(engine)  # /cost, in every face
+    assert f"cache read {totals['cache_read_input_tokens']:,}" in report
+    assert (
+        f"cache write {totals['cache_creation_input_tokens']:,}" in report
+        and "% of the prompt read from cache" in report
+    )
 
 
 def _results(body: dict[str, Any]) -> list[dict[str, Any]]:

@@ -479,3 +479,19 @@ async def test_an_edit_is_shown_as_a_diff_at_the_permission_question(start_repl,
     assert "-    return a + b" in repl.output and "+    return b + a" in repl.output
     repl.type("1")
     await repl.wait_for("ok")
+
+
+async def test_memory_opens_the_existing_memory_file_in_the_editor(
+    start_repl, project: Path, tmp_path: Path, monkeypatch
+):
+    (project / "CLAUDE.md").write_text("Use tabs.\n")  # only CLAUDE.md: that one is the project's memory file
+    editor = tmp_path / "fake-editor"
+    editor.write_text('#!/bin/sh\necho "Never push to main." >> "$1"\n')
+    editor.chmod(0o755)
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", str(editor))
+    repl = start_repl([text_turn("ok")])
+    repl.type("/memory" + ENTER)
+    await repl.wait_for("Memory file:")
+    assert (project / "CLAUDE.md").read_text() == "Use tabs.\nNever push to main.\n"
+    assert not (project / "AGENTS.md").exists()

@@ -276,3 +276,20 @@ async def test_status_permissions_context_and_model(make_app):
         await send(pilot, "/model claude-haiku-5-5")
         await wait_for(pilot, lambda: "Model set to claude-haiku-5-5" in screen_text(app))
         assert app.engine.config.model == "claude-haiku-5-5"
+
+
+async def test_memory_creates_the_project_memory_file_and_opens_it_in_the_editor(
+    make_app, project: Path, tmp_path: Path, monkeypatch
+):
+    editor = tmp_path / "fake-editor"
+    editor.write_text('#!/bin/sh\necho "Run make check before you finish." >> "$1"\n')
+    editor.chmod(0o755)
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", str(editor))
+    app, _server = make_app([text_turn("ok")])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "/memory")
+        await wait_for_text(pilot, "Memory file:")
+    text = (project / "AGENTS.md").read_text()
+    assert text.startswith("# AGENTS.md") and text.endswith("Run make check before you finish.\n")
