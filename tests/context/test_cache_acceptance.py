@@ -44,7 +44,7 @@ def _cache_sites(body: dict[str, Any]) -> int:
 
 
 def _canonical(value: Any) -> str:
-    return json.dumps(without_cache_control(value), ensure_ascii=False, sort_keys=True)
+    return json.dumps(without_cache_control(value), ensure_ascii=False)  # key order kept: bytes, not equality
 
 
 async def test_thirty_turn_session_keeps_its_prefix_and_reads_the_cache(fake_api, make_engine, project: Path):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tests.conftest import collect
 from tests.hooks.conftest import settings_file
+from tests.messages import typed, without_cache_control
 
 
 def _hooks(event: str, command: str, matcher: str | None = None, timeout: float | None = None) -> str:
@@ -32,11 +33,8 @@ async def test_blocking_stop_hook_feeds_back_and_the_loop_continues(fake_api, ma
     engine = make_engine(server, settings_flag=_hooks("Stop", command))
     messages = await collect(engine, "fix it")
     assert messages[-1]["subtype"] == "success" and messages[-1]["result"] == "Fixed the tests."
-    second = server.requests[1].body["messages"]
-    assert second[-1] == {
-        "role": "user",
-        "content": [{"type": "text", "text": f"Stop hook feedback:\n[{command}]: tests are failing"}],
-    }
+    second = typed(server.requests[1].body["messages"])
+    assert second[-1] == {"role": "user", "content": f"Stop hook feedback:\n[{command}]: tests are failing"}
     inputs = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
     assert [i["stop_hook_active"] for i in inputs] == [False, True]
     assert inputs[0]["last_assistant_message"] == "I am done." and inputs[0]["hook_event_name"] == "Stop"
@@ -190,7 +188,10 @@ async def test_post_tool_use_feedback_reaches_the_model(fake_api, make_engine, p
     await collect(engine, "read")
     content = server.requests[1].body["messages"][2]["content"]
     assert content[0]["type"] == "tool_result" and "Demo project" in content[0]["content"]
-    assert content[1] == {"type": "text", "text": f"PostToolUse hook feedback:\n[{command}]: lint failed on README"}
+    assert without_cache_control(content[1]) == {
+        "type": "text",
+        "text": f"PostToolUse hook feedback:\n[{command}]: lint failed on README",
+    }
 
 
 async def test_user_prompt_submit_can_block_or_add_context(fake_api, make_engine):
@@ -204,7 +205,7 @@ async def test_user_prompt_submit_can_block_or_add_context(fake_api, make_engine
     assert server.requests == [] and blocked.messages == []
     engine = make_engine(server, settings_flag=_hooks("UserPromptSubmit", "echo 'current branch: main'"))
     await collect(engine, "hello")
-    assert server.requests[0].body["messages"][0]["content"] == [
+    assert typed(server.requests[0].body["messages"])[0]["content"] == [
         {"type": "text", "text": "hello"},
         {"type": "text", "text": "<system-reminder>\ncurrent branch: main\n</system-reminder>"},
     ]
@@ -218,10 +219,10 @@ async def test_session_start_context_and_settings_env(fake_api, make_engine):
     await collect(engine, "hi")
     await collect(engine, "again")
     assert (
-        server.requests[0].body["messages"][0]["content"][1]["text"]
+        typed(server.requests[0].body["messages"])[0]["content"][1]["text"]
         == "<system-reminder>\nteam: platform\n</system-reminder>"
     )
-    assert server.requests[1].body["messages"][2] == {"role": "user", "content": "again"}
+    assert typed(server.requests[1].body["messages"])[2] == {"role": "user", "content": "again"}
 
 
 def test_project_hooks_need_trust_in_print_mode(run_cli, fake_api, project: Path):

@@ -13,6 +13,7 @@ from agentcli.mcp.report import servers_report
 from agentcli.ui.extensions import extensions_summary
 from tests.conftest import collect
 from tests.mcp.conftest import request_tools, stdio_config, tool_results
+from tests.messages import without_cache_control
 
 
 def call(tool_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -44,7 +45,7 @@ async def test_stdio_tools_are_listed_called_and_answered(fake_api, make_engine)
     schema = request_tools(server.requests[0].body)["mcp__demo__add"]["input_schema"]
     assert schema["required"] == ["a", "b"] and schema["properties"]["a"]["type"] == "integer"
     [result] = tool_results(server.requests[1].body)
-    assert result == {"type": "tool_result", "tool_use_id": "toolu_add", "content": "2 + 3 = 5"}
+    assert without_cache_control(result) == {"type": "tool_result", "tool_use_id": "toolu_add", "content": "2 + 3 = 5"}
     assert messages[-1]["subtype"] == "success"
 
 

@@ -15,6 +15,7 @@ from agentcli.testing import load_scenario
 from agentcli.testing.sse import stream_frames
 from agentcli.tools.process import group_alive
 from tests.conftest import collect
+from tests.messages import without_cache_control
 
 FRAME_DELAY_MS = 100
 TEXT_CHUNKS = 12
@@ -191,7 +192,7 @@ async def test_headless_denials_are_explained_and_listed(fake_api, make_engine, 
     assert blocks[0]["is_error"] and "running non-interactively" in blocks[0]["content"]
     assert '--allowedTools "Bash(npm install:*)"' in blocks[0]["content"]
     assert blocks[1]["is_error"] and "Write" in blocks[1]["content"]
-    assert blocks[2] == {"type": "tool_result", "tool_use_id": "toolu_ls", "content": "app.py"}
+    assert without_cache_control(blocks[2]) == {"type": "tool_result", "tool_use_id": "toolu_ls", "content": "app.py"}
     assert [d["tool_use_id"] for d in messages[-1]["permission_denials"]] == ["toolu_npm", "toolu_edit"]
     assert not (project / "x.txt").exists()
 

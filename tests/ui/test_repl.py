@@ -24,6 +24,7 @@ from agentcli.ui.repl.markdown import MarkdownTail
 from agentcli.ui.repl.render import TurnView, make_console
 from agentcli.ui.session_setup import SessionSetup
 from tests.conftest import collect
+from tests.messages import typed
 from tests.ui.conftest import text_turn, tool_turn
 
 ANSWER = "Here is **the answer**:\n\n```python\nprint('hi')\n```\n\nDone."
@@ -400,7 +401,7 @@ async def test_help_unknown_commands_and_clear(start_repl):
     engine = repl.repl.engine
     assert engine.session_id != first_id and engine.messages == []
     await repl.send("second")
-    assert repl.server.requests[-1].body["messages"] == [{"role": "user", "content": "second"}]
+    assert typed(repl.server.requests[-1].body["messages"]) == [{"role": "user", "content": "second"}]
     assert len(repl.server.requests) == 2  # the slash commands never went to the model
 
 
@@ -445,7 +446,7 @@ async def test_a_session_open_elsewhere_is_offered_as_a_fork(start_repl, make_en
     await repl.send("and then")
     engine = repl.repl.engine
     assert engine.session_id != session_id
-    assert [m["content"] for m in engine.messages if m["role"] == "user"] == ["an earlier question", "and then"]
+    assert [m["content"] for m in typed(engine.messages) if m["role"] == "user"] == ["an earlier question", "and then"]
     holder.config.recorder.close()
 
 

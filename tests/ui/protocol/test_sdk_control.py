@@ -14,6 +14,7 @@ from claude_agent_sdk import (
     StreamEvent,
 )
 
+from tests.messages import typed
 from tests.ui.protocol.conftest import conversation, result_text, text_turn, tool_result, tool_turn
 
 
@@ -109,7 +110,7 @@ async def test_clear_resets_the_conversation_with_a_new_session(sdk_options):
     assert len(reset) == 1 and reset[0].session_id == first[-1].session_id
     assert isinstance(cleared[-1], ResultMessage) and not cleared[-1].is_error
     assert after[-1].session_id not in (first[-1].session_id, None)
-    assert server.requests[1].body["messages"] == [{"role": "user", "content": "which number did I say?"}]
+    assert typed(server.requests[1].body["messages"]) == [{"role": "user", "content": "which number did I say?"}]
 
 
 async def test_interrupt_cancels_an_open_permission_question(sdk_options, project: Path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from claude_agent_sdk import AssistantMessage, ResultMessage, SystemMessage, TextBlock
 
+from tests.messages import typed
 from tests.ui.protocol.conftest import collect, conversation, last_user_text, text_turn
 
 
@@ -27,7 +28,7 @@ async def test_query_with_a_string_prompt(sdk_options):
     result = messages[-1]
     assert isinstance(result, ResultMessage) and not result.is_error and result.result == "Hello from agentcli"
     assert result.terminal_reason == "completed"
-    assert server.requests[0].body["messages"] == [{"role": "user", "content": "hi there"}]
+    assert typed(server.requests[0].body["messages"]) == [{"role": "user", "content": "hi there"}]
 
 
 async def test_query_with_an_async_iterable_runs_each_message_as_a_turn_of_one_conversation(sdk_options):
@@ -46,7 +47,7 @@ async def test_query_with_an_async_iterable_runs_each_message_as_a_turn_of_one_c
     results = [m for m in messages if isinstance(m, ResultMessage)]
     assert [r.result for r in results] == ["one", "two"]
     assert len({r.session_id for r in results}) == 1
-    second = server.requests[1].body["messages"]
+    second = typed(server.requests[1].body["messages"])
     assert [m["role"] for m in second] == ["user", "assistant", "user"]
     assert second[0]["content"] == "first question" and second[2]["content"] == "second question"
 
@@ -56,7 +57,7 @@ async def test_client_second_prompt_sees_the_first(sdk_options):
     first, second = await conversation(options, "remember 42", "what number?")
     assert _texts(first) == ["Noted: 42."] and _texts(second) == ["It was 42."]
     assert isinstance(second[-1], ResultMessage) and second[-1].result == "It was 42."
-    history = server.requests[1].body["messages"]
+    history = typed(server.requests[1].body["messages"])
     assert history[0]["content"] == "remember 42"
     assert history[1]["content"][0]["text"] == "Noted: 42."
     assert last_user_text(server.requests[1]) == "what number?"
