@@ -106,3 +106,16 @@ def _results(body: dict[str, Any]) -> list[dict[str, Any]]:
         for block in message["content"]
         if block.get("type") == "tool_result"
     ]
+
+
+def test_the_cli_result_reports_cache_reads_and_writes(run_cli, fake_api, project: Path):
+    turns = [*_tool_turns(project)[:3], {"content": [{"type": "text", "text": "All done."}]}]
+    server = fake_api({"turns": turns, "prompt_cache": True})
+    proc = run_cli("-p", "Survey the project.", "--output-format", "json", server=server)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["result"] == "All done." and len(server.requests) == 4
+    assert result["usage"]["cache_creation_input_tokens"] > 0
+    assert result["usage"]["cache_read_input_tokens"] > result["usage"]["input_tokens"]
+    systems = {json.dumps(request.body["system"]) for request in server.requests}
+    assert len(systems) == 1
