@@ -234,8 +234,9 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
         read_denied=policy.read_denied,
     )
     env.state.shells = BackgroundShells()
-    memory = memory_files(project_dir, trusted=settings.trusted)
-    env.state.memory = NestedMemory({item.path.resolve() for item in memory}, trusted=settings.trusted)
+    memory = memory_files(project_dir, trusted=settings.trusted, denied=policy.read_denied)
+    loaded = {item.path.resolve() for item in memory}
+    env.state.memory = NestedMemory(loaded, trusted=settings.trusted, denied=policy.read_denied)
     hooks = _session_hooks(options, settings, plugins, policy.sandbox)
     config = EngineConfig(
         client=client,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,38 +47,47 @@ def folder_memory_paths(folder: Path) -> list[Path]:
     return [folder / name for name in NAMES]
 
 
-def memory_files(project_dir: Path, *, trusted: bool = False) -> list[MemoryFile]:
+Denied = Callable[[Path], bool]
+"""Whether a ``Read(…)`` deny rule covers a file: such a file never reaches the model, memory or not."""
+
+
+def memory_files(project_dir: Path, *, trusted: bool = False, denied: Denied | None = None) -> list[MemoryFile]:
     """Every memory file that applies to ``project_dir``, outermost first, each followed by its imports.
 
-    Unreadable and empty files are skipped. Imports of a folder's memory file stay inside that folder unless the
-    project is ``trusted`` (a cloned repository must not pull the user's private files into the prompt); the
-    user's own files may import from anywhere.
+    Unreadable, empty and ``denied`` files are skipped. Imports of a folder's memory file stay inside that folder
+    unless the project is ``trusted`` (a cloned repository must not pull the user's private files into the
+    prompt); the user's own files may import from anywhere.
     """
     resolved = project_dir.resolve()
     seen: set[Path] = set()
     found: list[MemoryFile] = []
     for path in user_memory_paths():
-        found += load_memory_file(path, seen, confine_to=None)
+        found += load_memory_file(path, seen, confine_to=None, denied=denied)
     for folder in reversed([resolved, *resolved.parents]):
         for path in folder_memory_paths(folder):
-            found += load_memory_file(path, seen, confine_to=None if trusted else folder)
+            found += load_memory_file(path, seen, confine_to=None if trusted else folder, denied=denied)
     return found
 
 
-def load_memory_file(path: Path, seen: set[Path], *, confine_to: Path | None) -> list[MemoryFile]:
+def load_memory_file(
+    path: Path, seen: set[Path], *, confine_to: Path | None, denied: Denied | None = None
+) -> list[MemoryFile]:
     """``path`` and what it imports (depth first, each after the file naming it); files in ``seen`` are skipped
     and every file loaded is added to it, which also cuts import cycles."""
-    return _load(path, seen, confine_to, depth=0, imported_by=None)
+    return _load(path, seen, (confine_to, denied), depth=0, imported_by=None)
 
 
 def _load(
-    path: Path, seen: set[Path], confine_to: Path | None, depth: int, imported_by: Path | None
+    path: Path, seen: set[Path], limits: tuple[Path | None, Denied | None], depth: int, imported_by: Path | None
 ) -> list[MemoryFile]:
+    confine_to, denied = limits
     try:
         real = path.resolve()
         if real in seen or not real.is_file():
             return []
         if confine_to is not None and not real.is_relative_to(confine_to.resolve()):
+            return []
+        if denied is not None and denied(real):
             return []
         seen.add(real)
         with real.open("rb") as handle:  # bounded: a huge file costs no more than what is kept
@@ -93,7 +102,7 @@ def _load(
     found = [MemoryFile(path, text[:MAX_CHARS_PER_FILE], len(text) > MAX_CHARS_PER_FILE, imported_by)]
     if depth < MAX_IMPORT_DEPTH:
         for target in import_targets(text[:MAX_CHARS_PER_FILE], path.parent):
-            found += _load(target, seen, confine_to, depth + 1, path)
+            found += _load(target, seen, limits, depth + 1, path)
     return found
 
 

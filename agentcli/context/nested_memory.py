@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentcli.context.memory import folder_memory_paths, load_memory_file, memory_section
+from agentcli.context.memory import Denied, folder_memory_paths, load_memory_file, memory_section
 
 FILE_INPUTS = ("file_path", "notebook_path")
 """The tool inputs that name the file a tool reads or edits (Read, Edit, Write, NotebookEdit…)."""
@@ -26,10 +26,12 @@ class NestedMemory:
     """Resolved paths: the session's starting memory files and every nested one sent since."""
     trusted: bool = False
     """Whether imports may reach outside the importing file's folder (the project is trusted)."""
+    denied: Denied | None = None
+    """``Read(…)`` deny rules: files they cover are never sent."""
 
     def fresh(self) -> NestedMemory:
         """A copy for a sub-agent: it knows what the session started with, and finds nested files on its own."""
-        return NestedMemory(set(self.loaded), self.trusted)
+        return NestedMemory(set(self.loaded), self.trusted, self.denied)
 
     def reminder_for(self, tool_input: dict[str, Any], project_dir: Path) -> str | None:
         """The memory files not yet sent for the folders between the project and the file ``tool_input`` names,
@@ -48,7 +50,8 @@ class NestedMemory:
         for part in folder.parts:
             current = current / part
             for path in folder_memory_paths(current):
-                files += load_memory_file(path, self.loaded, confine_to=None if self.trusted else current)
+                confine_to = None if self.trusted else current
+                files += load_memory_file(path, self.loaded, confine_to=confine_to, denied=self.denied)
         section = memory_section(files, nested=True)
         return f"<system-reminder>\n{section}\n</system-reminder>" if section else None
 

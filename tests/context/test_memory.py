@@ -123,3 +123,13 @@ def test_long_and_unreadable_files(project: Path):
     (project / "CLAUDE.md").mkdir()  # a folder by that name is not a memory file
     files = [f for f in memory_files(project) if f.path.parent == project.resolve()]
     assert len(files) == 1 and files[0].truncated and len(files[0].text) == MAX_CHARS_PER_FILE
+
+
+async def test_a_read_deny_rule_keeps_an_imported_file_from_the_model(fake_api, make_engine, project: Path):
+    (project / "AGENTS.md").write_text("Rules. Also @secrets.md and @notes.md\n")
+    (project / "secrets.md").write_text("TOKEN=hunter2\n")
+    (project / "notes.md").write_text("Public note.\n")
+    server = fake_api({"turns": [{"content": [{"type": "text", "text": "ok"}]}]})
+    await collect(make_engine(server, disallowed_tools=["Read(./secrets.md)"]), "hi")
+    context = _user_context(server.requests[0].body)
+    assert "Public note." in context and "hunter2" not in context
