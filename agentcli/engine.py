@@ -17,7 +17,6 @@ from agentcli.api.accumulate import MessageAccumulator
 from agentcli.api.client import ModelRequest
 from agentcli.context.compact import Compactor
 from agentcli.context.conversation import Conversation
-from agentcli.context.memory import memory_prompt
 from agentcli.context.user_context import has_user_context, with_user_context
 from agentcli.debuglog import record_exception
 from agentcli.engine_config import EngineConfig, Recorder, SessionService
@@ -81,7 +80,6 @@ class QueryEngine:
             config.tool_env,
             config.context,
             hooks=config.hooks.runner if config.hooks is not None else None,
-            memory=self._memory_text,
             user_context=config.user_context,
         )
 
@@ -445,11 +443,6 @@ class QueryEngine:
         return out
 
     # -- compaction ----------------------------------------------------------------------------------------------
-
-    def _memory_text(self) -> str | None:
-        """The memory files a compaction carries over as text, when the session has no user context (a custom
-        system prompt without one); otherwise the user context itself goes back at the head of the new history."""
-        return None if self.config.user_context else memory_prompt(self.config.tool_env.project_dir)
 
     async def compact(self, focus: str | None = None) -> list[Message]:
         """``/compact [focus]``: summarise the history now. Returns the messages that say what happened (a

@@ -9,7 +9,7 @@ blocking limit after that, nothing is sent and the user gets a clear error.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -78,7 +78,6 @@ class Compactor:
         settings: ContextSettings | None = None,
         *,
         hooks: HookRunner | None = None,
-        memory: Callable[[], str | None] = lambda: None,
         user_context: str | None = None,
     ) -> None:
         self.client = client
@@ -86,7 +85,6 @@ class Compactor:
         self.tool_env = tool_env
         self.settings = settings or ContextSettings()
         self.hooks = hooks
-        self.memory = memory
         self.user_context = user_context
         """Environment and memory files (:mod:`agentcli.context.user_context`), put back at the head of every new
         history so the rules survive the compaction in the form they first arrived."""
@@ -265,7 +263,6 @@ class Compactor:
         first = continuation_message(
             summary,
             user_prompts(messages[:start]),
-            memory=self.memory(),
             todos=list(state.todos),
             read_files=list(state.read_files),
             tail=tail,

@@ -1,5 +1,5 @@
 """The messages of a compaction: what the summary request asks, where the kept tail starts, and the first user
-message of the new history (summary, the user's own words, memory, todos, files read).
+message of the new history (summary, the user's own words, todos, files read; the user context goes back at its head).
 
 Pure functions of the history and the session's state, so the chain in :mod:`agentcli.context.compact` stays about
 *when*, and this module about *what*.
@@ -185,20 +185,19 @@ def continuation_message(
     summary: str,
     prompts: list[str],
     *,
-    memory: str | None,
     todos: list[dict[str, Any]],
     read_files: list[str],
     tail: list[Message],
     budget_tokens: int,
 ) -> Message:
     """The first user message after a compaction. ``budget_tokens`` bounds the user's messages and, separately,
-    the files read again; the summary and memory are always whole."""
+    the files read again; the summary is always whole (memory files come back with the user context)."""
     blocks = [{"type": "text", "text": f"{SUMMARY_HEADER}\n\n<summary>\n{summary}\n</summary>"}]
     kept = _recent_prompts(prompts, budget_tokens)
     if kept:
         blocks.append({"type": "text", "text": PROMPTS_NOTE})
         blocks += [{"type": "text", "text": f"<{PROMPT_TAG}>\n{text}\n</{PROMPT_TAG}>"} for text in kept]
-    for extra in (memory, _todo_text(todos), _files_text(read_files, budget_tokens, tail)):
+    for extra in (_todo_text(todos), _files_text(read_files, budget_tokens, tail)):
         if extra:
             blocks.append({"type": "text", "text": REMINDER.format(extra)})
     return {"role": "user", "content": blocks}

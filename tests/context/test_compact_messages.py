@@ -68,7 +68,6 @@ def test_user_prompts_are_the_users_words_and_survive_a_second_compaction(tmp_pa
     first = continuation_message(
         "S1",
         prompts,
-        memory="House rules",
         todos=[{"content": "fix it", "status": "in_progress"}],
         read_files=[str(notes)],
         tail=[],
@@ -76,7 +75,7 @@ def test_user_prompts_are_the_users_words_and_survive_a_second_compaction(tmp_pa
     )
     text = "\n".join(block["text"] for block in first["content"])
     assert text.startswith(SUMMARY_HEADER) and "S1" in text
-    assert "No: use tabs, not spaces." in text and "House rules" in text
+    assert "No: use tabs, not spaces." in text
     assert "[in_progress] fix it" in text and "the notes" in text
     # a second compaction carries the same words over, plus what came after
     later = [
@@ -89,7 +88,7 @@ def test_user_prompts_are_the_users_words_and_survive_a_second_compaction(tmp_pa
 
 def test_long_prompts_are_bounded_and_the_latest_kept():
     prompts = [f"prompt {n} " + "y" * 10_000 for n in range(20)]
-    message = continuation_message("S", prompts, memory=None, todos=[], read_files=[], tail=[], budget_tokens=3_000)
+    message = continuation_message("S", prompts, todos=[], read_files=[], tail=[], budget_tokens=3_000)
     text = "\n".join(block["text"] for block in message["content"])
     assert "prompt 19 " in text and "prompt 0 " not in text
     assert len(text) < 40_000
