@@ -31,3 +31,19 @@ def system_text(body: dict[str, Any]) -> str:
     """A request's system prompt as text (the client sends it as blocks, to mark it for the prompt cache)."""
     system = body.get("system")
     return system if isinstance(system, str) else "".join(block["text"] for block in system or [])
+
+
+def first_text(message: dict[str, Any]) -> str:
+    """The text a message opens with, after the user-context block the client may have put at its head."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    return next(b.get("text", "") for b in content if not is_user_context_block(b))
+
+
+def sent_text(message: dict[str, Any]) -> str:
+    """All the text of a message as sent, without the user-context block."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    return "\n".join(str(b.get("text", "")) for b in content if not is_user_context_block(b))

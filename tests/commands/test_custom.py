@@ -6,7 +6,9 @@ from pathlib import Path
 
 from agentcli.commands import session_registry
 from agentcli.commands.custom import load_commands, substitute
+from agentcli.context.user_context import is_user_context_block
 from tests.conftest import collect
+from tests.messages import sent_text
 
 TEXT = {"content": [{"type": "text", "text": "Done."}]}
 
@@ -59,7 +61,7 @@ async def test_a_command_expands_with_bang_output_and_file_mentions(
     engine = make_engine(server, trust_project=True, allowed_tools=["Read"])
     messages = await collect(engine, "/standup the release")
     assert messages[0]["slash_commands"][-1] == "standup"
-    sent = server.requests[0].body["messages"][0]["content"]
+    sent = [b for b in server.requests[0].body["messages"][0]["content"] if not is_user_context_block(b)]
     assert sent[0]["type"] == "text"
     prompt = sent[0]["text"]
     assert "Branch says: on-main" in prompt and "report on the release." in prompt
@@ -76,7 +78,7 @@ async def test_an_untrusted_folders_command_gets_no_allowed_tools(fake_api, make
     server = fake_api({"turns": [TEXT]})
     await collect(make_engine(server), "/go")
     assert not (project / "made").exists()
-    assert "Out: [not run:" in server.requests[0].body["messages"][0]["content"]
+    assert "Out: [not run:" in sent_text(server.requests[0].body["messages"][0])
 
 
 async def test_a_commands_model_is_used_for_its_turn_only(fake_api, make_engine, project: Path):
@@ -86,4 +88,4 @@ async def test_a_commands_model_is_used_for_its_turn_only(fake_api, make_engine,
     await collect(engine, "/quick why is the sky blue")
     await collect(engine, "and at sunset?")
     assert [request.body["model"] for request in server.requests] == ["claude-haiku-5-5", "claude-sonnet-5-5"]
-    assert server.requests[0].body["messages"][0]["content"] == "Answer briefly: why is the sky blue"
+    assert sent_text(server.requests[0].body["messages"][0]) == "Answer briefly: why is the sky blue"

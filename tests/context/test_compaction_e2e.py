@@ -9,6 +9,7 @@ from typing import Any
 
 from agentcli.context.compact_messages import SUMMARY_HEADER, is_summary_request
 from tests.conftest import collect
+from tests.messages import first_text
 
 SUMMARY_CUE = "summary of the conversation so far"
 WINDOW = 16_000
@@ -169,8 +170,8 @@ async def test_manual_compact_with_focus(fake_api, make_engine, project):
     assert out[-2]["compact_metadata"]["trigger"] == "manual"
     body = next(r.body for r in server.requests if is_summary_request(r.body))
     assert "focus on: the file contents" in json.dumps(body["messages"][-1])
-    assert engine.messages[0]["content"][0]["text"].startswith(SUMMARY_HEADER)
-    assert "Focused summary." in engine.messages[0]["content"][0]["text"]
+    assert first_text(engine.messages[0]).startswith(SUMMARY_HEADER)
+    assert "Focused summary." in first_text(engine.messages[0])
     assert "Read file one." in json.dumps(engine.messages[0])
 
 

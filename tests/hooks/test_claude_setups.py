@@ -8,7 +8,9 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from agentcli.context.user_context import is_user_context_block
 from tests.conftest import collect
+from tests.messages import sent_text
 
 DONE = {"content": [{"type": "text", "text": "All done."}]}
 
@@ -237,7 +239,7 @@ async def test_session_start_and_prompt_context(fake_api, make_engine, project: 
     assert any("must not contain passwords" in m.get("message", "") for m in messages)
     await collect(engine, "what next?")
     content = server.requests[0].body["messages"][0]["content"]
-    texts = [block["text"] for block in content]
+    texts = [block["text"] for block in content if not is_user_context_block(block)]
     assert texts[0] == "what next?"
     assert any(f"Session source: startup. Project: {project.name}." in t for t in texts)
     assert any(f"Running under Claude Code: 1; session {engine.config.session_id}" in t for t in texts)
@@ -255,8 +257,8 @@ async def test_prompt_hook_on_stop(fake_api, make_engine, project: Path):
     messages = await collect(make_engine(server, trust_project=True), "document it")
     assert messages[-1]["result"] == "README updated."
     judge = server.requests[1].body
-    assert judge["model"] == "claude-haiku-5-5" and '"hook_event_name": "Stop"' in judge["messages"][0]["content"]
-    assert '"last_assistant_message": "All done."' in judge["messages"][0]["content"]
+    assert judge["model"] == "claude-haiku-5-5" and '"hook_event_name": "Stop"' in sent_text(judge["messages"][0])
+    assert '"last_assistant_message": "All done."' in sent_text(judge["messages"][0])
     feedback = server.requests[2].body["messages"][-1]["content"][0]["text"]
     assert "The README was not updated" in feedback
     assert len(server.requests) == 4

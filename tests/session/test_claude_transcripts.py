@@ -11,6 +11,7 @@ from pathlib import Path
 from agentcli.config.paths import project_slug, sessions_dir
 from agentcli.session.listing import describe
 from tests.conftest import collect
+from tests.messages import typed
 
 SESSION = "5b1f0c7e-2a61-4d8e-9c0b-3f2d1e4a5b6c"
 SIGNATURE = "EqQBCkYIBxgCKkBsig"
@@ -120,8 +121,8 @@ async def test_resume_a_claude_code_session_by_id(fake_api, make_engine, project
     engine = make_engine(server, resume=SESSION)
     messages = await collect(engine, "Now make them equal")
     assert messages[-1]["subtype"] == "success"
-    sent = server.requests[0].body["messages"]
-    assert sent[:-1] == _expected_history(project)  # parallel calls answered, not "interrupted"; no sidechain
+    sent = typed(server.requests[0].body["messages"])
+    assert sent[:-1] == typed(_expected_history(project))  # parallel calls answered, not "interrupted"; no sidechain
     assert sent[-1]["content"] == "Now make them equal"
     assert original.read_bytes() == data  # the original is never written to
     new_id = messages[0]["session_id"]
@@ -137,7 +138,7 @@ async def test_resume_a_transcript_path_with_results_between_the_blocks(fake_api
     _write(path, claude_transcript(project, interleaved=True))
     server = fake_api({"turns": [TEXT]})
     await collect(make_engine(server, resume=str(path)), "next")
-    assert server.requests[0].body["messages"][:-1] == _expected_history(project)
+    assert typed(server.requests[0].body["messages"])[:-1] == typed(_expected_history(project))
 
 
 async def test_a_resumed_import_continues_in_its_own_file(fake_api, make_engine, project, tmp_path):
@@ -148,8 +149,8 @@ async def test_a_resumed_import_continues_in_its_own_file(fake_api, make_engine,
     first = await collect(engine, "one")
     engine.config.recorder.close()  # the session ends; the next run resumes it
     await collect(make_engine(server, resume=first[0]["session_id"]), "two")
-    history = server.requests[1].body["messages"]
-    assert history[:4] == _expected_history(project)
+    history = typed(server.requests[1].body["messages"])
+    assert history[:4] == typed(_expected_history(project))
     assert [m["content"] for m in history[4:]] == ["one", [{"type": "text", "text": "Carrying on."}], "two"]
 
 

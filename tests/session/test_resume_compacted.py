@@ -8,6 +8,7 @@ from pathlib import Path
 
 from agentcli.context.compact_messages import SUMMARY_HEADER, is_summary_request
 from agentcli.session.load import load_transcript
+from tests.messages import first_text, typed
 from tests.session.conftest import read_lines, text_turn
 
 SUMMARY_CUE = "summary of the conversation so far"
@@ -51,13 +52,13 @@ def test_headless_compact_then_resume_sends_the_summary(run_cli, fake_api, trans
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout)["result"] == "Still here."
     sent = server.requests[-1].body["messages"]
-    assert sent[0]["content"][0]["text"].startswith(SUMMARY_HEADER)
-    assert "Summary: the user asked what the readme says." in sent[0]["content"][0]["text"]
+    assert first_text(sent[0]).startswith(SUMMARY_HEADER)
+    assert "Summary: the user asked what the readme says." in first_text(sent[0])
     assert "Never use emoji." in json.dumps(sent[0])
     # The original opening is not sent as it was; the last few messages after it are kept verbatim (small here).
     assert {"role": "user", "content": "What does the readme say? Never use emoji."} not in sent
     assert sent[1]["role"] == "assistant" and sent[1]["content"][0]["id"] == "toolu_old_read"
-    assert sent[-1] == {"role": "user", "content": "Anything else?"}
+    assert typed(sent)[-1] == {"role": "user", "content": "Anything else?"}
 
     # The file still holds the whole story: the old read, the boundary, the summary.
     [path] = transcripts()
@@ -65,7 +66,7 @@ def test_headless_compact_then_resume_sends_the_summary(run_cli, fake_api, trans
     assert any("toolu_old_read" in json.dumps(line) for line in lines)
     assert [line.get("subtype") for line in lines].count("compact_boundary") == 1
     full = load_transcript(path)
-    assert full.messages[0]["content"][0]["text"].startswith(SUMMARY_HEADER)
+    assert first_text(full.messages[0]).startswith(SUMMARY_HEADER)
 
 
 def _write(path: Path, entries: list[dict]) -> None:
@@ -122,7 +123,7 @@ def test_the_fast_path_reads_the_same_history_as_reading_every_line(tmp_path: Pa
             fast = load_transcript(path)
             assert fast.messages == slow.messages
             assert fast.last_uuid == slow.last_uuid == "n2"
-        assert fast.messages[0]["content"][0]["text"].startswith(SUMMARY_HEADER)
+        assert first_text(fast.messages[0]).startswith(SUMMARY_HEADER)
         assert "old prompt" not in json.dumps(fast.messages)
 
 
@@ -158,7 +159,7 @@ def test_an_opened_session_shows_everything_but_sends_from_the_summary(tmp_path:
     _write(path, _compacted_session(False))
     session = open_session(cwd, resume="0b4d1a52-7f43-4a8e-9d0e-1f3c5e6a7b8c")
     try:
-        assert session.messages[0]["content"][0]["text"].startswith(SUMMARY_HEADER)
+        assert first_text(session.messages[0]).startswith(SUMMARY_HEADER)
         shown = json.dumps(session.whole_history())
         assert "old prompt plain" in shown and SUMMARY_HEADER not in shown
     finally:
