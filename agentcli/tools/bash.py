@@ -120,6 +120,7 @@ class BashTool(Tool):
         content = "\n".join([text, *notes]).strip() if notes else text
         structured = {
             "stdout": result.stdout.rstrip("\n"),  # as Claude Code gives it to hooks and SDK readers
+            "stdoutLines": result.stdout_lines,
             "stderr": result.stderr.rstrip("\n"),
             "exitCode": result.exit_code,
             "interrupted": result.timed_out,

@@ -34,11 +34,20 @@ class CappedText:
         self._head = ""
         self._tail = ""
         self.total = 0
+        self._newlines = 0
+        self._open_line = False
+
+    @property
+    def line_count(self) -> int:
+        """Lines in everything appended, the cut middle included (the kept text alone would undercount)."""
+        return self._newlines + int(self._open_line)
 
     def append(self, text: str) -> None:
         if not text:
             return
         self.total += len(text)
+        self._newlines += text.count("\n")
+        self._open_line = not text.endswith("\n")
         room = self._head_limit - len(self._head)
         if room > 0:
             self._head += text[:room]

@@ -349,8 +349,12 @@ class PermissionPolicy:
         if sandbox is not None and sandbox.config.auto_allow and not unsandboxed and sandbox.active:
             return Verdict("allow")
         if not parsed.analysable:
+            if any(_names_exactly(rule, command) for rule in self._rules("allow", "Bash")):
+                return Verdict("allow", network=True)
             why = parsed.error or "it uses shell constructs that cannot be checked part by part"
-            return Verdict("ask", f"the command cannot be checked ({why})", ())
+            # Only this exact text can be allowed for the session: no prefix of it can be checked either.
+            exact = () if "*" in command else (f"Bash({' '.join(command.split())})",)
+            return Verdict("ask", f"the command cannot be checked ({why})", exact)
         cwds = [_real(cwd)]
         unapproved: list[SimpleCommand] = []
         named = False
@@ -464,6 +468,12 @@ def _names_folder(rule: PermissionRule, path: Path, roots: RuleRoots) -> bool:
     """``Read(./secrets/**)`` also denies searching ``secrets`` itself."""
     specifier = rule.specifier or ""
     return specifier.endswith("/**") and path_pattern_matches(specifier[:-3] or "/", path, roots)
+
+
+def _names_exactly(rule: PermissionRule, command: str) -> bool:
+    """An allow rule that spells out a command agentcli cannot check part by part, word for word (no wildcard)."""
+    spec = rule.specifier
+    return spec is not None and "*" not in spec and " ".join(spec.split()) == " ".join(command.split())
 
 
 def _suggest(sub: SimpleCommand) -> str:

@@ -56,6 +56,8 @@ class CommandResult:
     final_cwd: Path | None
     full_output_path: Path | None
     truncated: bool
+    stdout_lines: int = 0
+    """Lines written to stdout in all, including any cut from ``stdout``."""
 
 
 def _shell() -> str:
@@ -346,6 +348,7 @@ async def run_shell(
         final_cwd=final_cwd,
         full_output_path=collector.spilled,
         truncated=collector.combined.truncated,
+        stdout_lines=collector.stdout.line_count,
     )
 
 

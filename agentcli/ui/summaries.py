@@ -109,7 +109,8 @@ def result_line(name: str, block: dict[str, Any], structured: dict[str, Any] | N
             return f"Added {_plural(added, 'line')}, removed {_plural(removed, 'line')}"
     if name == "Bash":
         out = str(data.get("stdout", text) or "").rstrip("\n")
-        count = len(out.splitlines()) if out else 0
+        lines = data.get("stdoutLines")  # counted before any cut: the kept text would undercount
+        count = lines if isinstance(lines, int) else len(out.splitlines()) if out else 0
         return "(No output)" if not count else f"{_plural(count, 'line')} of output"
     if name in ("Glob", "Grep") and "numFiles" in data:
         if "numMatches" in data:

@@ -148,3 +148,14 @@ def test_no_test_leaves_a_sleep_behind():
         if cmdline[:2] == [b"sleep", b"30"] and state != "Z":
             leftovers.append(name)
     assert leftovers == [], f"processes left running by tests in {mine}: {leftovers}"
+
+
+async def test_the_line_count_includes_the_lines_cut_from_the_middle(run_tool):
+    """The one-line summary counts every line the command printed, not the lines left after the cut."""
+    from agentcli.ui.summaries import result_line
+
+    outcome = await run_tool("Bash", {"command": "seq 1 40000"})
+    assert "characters cut from the middle" in outcome.structured["stdout"]
+    assert outcome.structured["stdoutLines"] == 40000
+    block = {"type": "tool_result", "content": outcome.text}
+    assert result_line("Bash", block, outcome.structured) == "40000 lines of output"

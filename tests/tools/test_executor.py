@@ -225,3 +225,19 @@ async def test_oversized_results_without_a_scratch_folder_lose_their_middle(make
     content = executor.results()[0].block["content"]
     assert content.startswith("aaa") and content.endswith("bbb") and "cut from the middle" in content
     assert len(content) < 51_000
+
+
+async def test_the_time_spent_at_the_permission_prompt_is_not_the_tools(make):
+    """A call's duration starts when the user answered, so the Bash timer does not count the wait for them."""
+    answered: list[float] = []
+
+    async def slow_person(tool: Any, tool_input: Any, call: Any) -> PermissionDecision:
+        await asyncio.sleep(0.05)
+        answered.append(time.monotonic())
+        return PermissionDecision("allow")
+
+    executor = make(can_use_tool=slow_person)
+    executor.add(use("a", seconds=0, text="A"))
+    finished = [event async for event in executor.drain() if isinstance(event, ToolFinished)]
+    seen = time.monotonic()
+    assert finished[0].duration_s <= seen - answered[0]

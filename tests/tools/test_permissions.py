@@ -362,3 +362,17 @@ def test_session_policy_from_settings_files_and_flags(project: Path):
     assert policy.evaluate(bash, {"command": "make deploy"}).behavior == "ask"
     explicit = SessionOptions(cwd=project, permission_mode="plan")
     assert permission_policy(explicit, load_settings(project))[0].mode == "plan"
+
+
+async def test_allow_for_the_session_covers_a_command_that_cannot_be_checked(places):
+    """A command the parser cannot split is allowed for the session word for word, not ignored."""
+    face = FakeFace(PermissionAnswer("allow_session"))
+    policy = PermissionPolicy(places["P"], ask=face)
+    bash = tool_named("Bash")
+    command = "echo $(( 1 +"
+    assert (await policy(bash, {"command": command}, _call(places["P"]))).behavior == "allow"
+    assert face.requests[0].suggestions == ("Bash(echo $(( 1 +)",)
+    assert (await policy(bash, {"command": "echo  $(( 1 +"}, _call(places["P"]))).behavior == "allow"
+    assert len(face.requests) == 1
+    assert policy.evaluate(bash, {"command": "echo $(( 2 +"}).behavior == "ask"
+    assert policy.evaluate(bash, {"command": "npm test"}).behavior == "ask"

@@ -307,6 +307,19 @@ async def test_bang_runs_a_shell_command_and_tells_the_model(make_app):
     assert "shell-says-hi" in sent and "bash-input" in sent
 
 
+async def test_bang_output_stays_in_the_main_view(make_app):
+    """A command the user ran with ``!`` shows its output lines, not only a count of them."""
+    app, _ = make_app([])
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "!echo first-line; echo second-line")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.conversation.query(ToolCallBlock).last().result is not None)
+        await pilot.pause()
+        lines = [line.strip() for line in screen_text(app).splitlines()]
+        assert "first-line" in lines and "second-line" in lines  # output lines, not the typed command
+
+
 async def test_bang_commands_run_in_the_sandbox(make_app, project: Path, tmp_path: Path):
     outside = tmp_path / "bang-outside"
     app, _server = make_app([text_turn("ok")])

@@ -91,3 +91,38 @@ async def test_updates_are_batched():
             await pilot.pause(0.01)
         assert view.flushes <= 3
         assert "word word" in lines_of(view)[0]
+
+
+def _contrast(fg: tuple[int, int, int], bg: tuple[int, int, int]) -> float:
+    def luminance(rgb: tuple[int, int, int]) -> float:
+        lin = [(c / 255) / 12.92 if c / 255 <= 0.03928 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in rgb]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    high, low = sorted((luminance(fg), luminance(bg)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+async def test_table_borders_and_rules_are_visible_in_every_built_in_theme():
+    """Table borders and horizontal rules stand out from the background, on light themes too."""
+    from agentcli.ui.tui.themes import available_themes
+
+    themes, _ = available_themes()
+
+    class Doc(App[None]):
+        def compose(self) -> ComposeResult:
+            yield MarkdownView("| a | b |\n|---|---|\n| 1 | 2 |\n\n---\n")
+
+    for name, theme in themes.items():
+        app = Doc()
+        app.register_theme(theme)
+        app.theme = name
+        async with app.run_test(size=(40, 10)) as pilot:
+            await pilot.pause()
+            view = app.query_one(MarkdownView)
+            lines = [view.render_line(y) for y in range(6)]
+            lines_segments = [seg for strip in lines for seg in strip if set(seg.text.strip()) & set("─┼│")]
+            assert len(lines_segments) >= 2, name
+            for seg in lines_segments:
+                assert seg.style is not None and seg.style.color is not None and seg.style.bgcolor is not None
+                fg, bg = seg.style.color.get_truecolor(), seg.style.bgcolor.get_truecolor()
+                assert _contrast(tuple(fg), tuple(bg)) >= 2.0, (name, seg.text, fg, bg)

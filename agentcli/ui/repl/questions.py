@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agentcli.tools.permissions import PermissionAnswer, PermissionRequest
-from agentcli.ui.previews import call_preview
+from agentcli.ui.previews import call_preview, session_allowance
 from agentcli.ui.repl.prompts import ask_key, ask_line
 from agentcli.ui.repl.render import one_line
 from agentcli.ui.summaries import key_input
@@ -36,7 +36,7 @@ async def ask_permission(
     """Allow once, allow for this session, or deny with a reason the model reads. Esc denies without one;
     ctrl+c raises KeyboardInterrupt (the caller denies and interrupts the turn)."""
     name = request.tool_name
-    always = ", ".join(request.suggestions) if request.suggestions else name
+    always = session_allowance(name, request.suggestions)
     console.print(
         Text.assemble(
             ("  Allow ", "bold"), (name, "bold cyan"), (f"({key_input(name, request.tool_input, cwd)})?", "bold")

@@ -35,6 +35,7 @@ async def run_shell_command(command: str, cwd: Path, conversation: Conversation,
     the user typed it); returns the context block for the model."""
     tool_id = f"shell_{uuid.uuid4().hex[:12]}"
     block = conversation.new_tool("Bash", tool_id)
+    block.shows_output = True
     block.start({"command": command})
     started = time.monotonic()
     argv = ["/bin/sh", "-c", command]

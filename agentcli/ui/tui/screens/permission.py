@@ -20,7 +20,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agentcli.tools.permissions import PermissionAnswer, PermissionRequest
-from agentcli.ui.previews import Preview, call_preview
+from agentcli.ui.previews import Preview, call_preview, session_allowance
 from agentcli.ui.summaries import key_input
 from agentcli.ui.tui.screens.dialog import OPTIONS_CSS, dialog_css
 
@@ -86,7 +86,7 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
 
     def compose(self) -> ComposeResult:
         request = self.request
-        always = ", ".join(request.suggestions) if request.suggestions else request.tool_name
+        always = session_allowance(request.tool_name, request.suggestions)
         preview = call_preview(request.tool_name, request.tool_input, self.cwd)
         with Vertical(id="permission-box"):
             yield Static(

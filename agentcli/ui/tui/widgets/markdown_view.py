@@ -60,7 +60,7 @@ class MarkdownView(Widget):
     }
 
     MarkdownView > .md--hr {
-        color: $panel-lighten-2;
+        color: $foreground 35%;
     }
 
     MarkdownView > .md--link {
@@ -73,7 +73,7 @@ class MarkdownView(Widget):
     }
 
     MarkdownView > .md--table-border {
-        color: $text-muted;
+        color: $foreground 45%;
     }
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {

@@ -31,6 +31,8 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 LIVE_TAIL_LINES = 5
 DIFF_LINES = 12
 DETAIL_OUTPUT_LINES = 400
+SHELL_OUTPUT_LINES = 20
+PAD = "     "
 
 
 class ToolCallBlock(Widget):
@@ -56,8 +58,10 @@ class ToolCallBlock(Widget):
         self.output_tail = ""
         self.result: dict[str, Any] | None = None
         self.structured: dict[str, Any] | None = None
+        self.shows_output = False
+        """A command the user ran with ``!``: its output is what they asked to see, so it stays in the main view."""
 
-    _KEPT = ("input", "state", "started_at", "elapsed", "output_tail", "result", "structured")
+    _KEPT = ("input", "state", "started_at", "elapsed", "output_tail", "result", "structured", "shows_output")
 
     def recipe(self) -> Callable[[], ToolCallBlock]:
         """How to build this call's block again (plain data, for frozen history)."""
@@ -150,15 +154,15 @@ class ToolCallBlock(Widget):
     def _body(self) -> list[Content]:
         lines: list[Content] = []
         lead = "  ⎿  "
-        pad = "     "
+
         if self.verbose and self.input is not None:
             for line in json.dumps(self.input, indent=2, ensure_ascii=False).splitlines():
-                lines.append(Content.styled(pad + line, "$text-muted"))
+                lines.append(Content.styled(PAD + line, "$text-muted"))
         if self.result is None:
             if self.state in ("running", "finishing"):
                 lines.append(Content.styled(f"{lead}Running… {format_elapsed(self.elapsed)}", "$text-muted"))
                 shown = self.output_tail.splitlines() if self.verbose else tail_lines(self.output_tail, LIVE_TAIL_LINES)
-                lines.extend(Content.styled(pad + line, "$text-muted") for line in shown)
+                lines.extend(Content.styled(PAD + line, "$text-muted") for line in shown)
             elif self.state == "waiting":
                 lines.append(Content.styled(f"{lead}Waiting for permission…", "$warning"))
             return lines
@@ -166,19 +170,33 @@ class ToolCallBlock(Widget):
         summary = result_line(self.tool_name, self.result, self.structured)
         lines.append(Content.styled(lead + summary, "$error" if error else "$text-muted"))
         if not error and self.tool_name in ("Edit", "Write", "MultiEdit"):
-            diff = patch_lines(self.structured)
-            shown_diff = diff if self.verbose else diff[:DIFF_LINES]
-            for line in shown_diff:
-                style = "$success" if line.startswith("+") else "$error" if line.startswith("-") else "$text-muted"
-                lines.append(Content.styled(pad + line, style))
-            if len(diff) > len(shown_diff):
-                lines.append(Content.styled(f"{pad}… {len(diff) - len(shown_diff)} more lines (ctrl+o)", "$text-muted"))
-        if self.verbose:
-            output = result_text(self.result).splitlines()
-            for line in output[:DETAIL_OUTPUT_LINES]:
-                lines.append(Content.styled(pad + line, "$error" if error else "$text"))
-            if len(output) > DETAIL_OUTPUT_LINES:
-                lines.append(Content.styled(f"{pad}… {len(output) - DETAIL_OUTPUT_LINES} more lines", "$text-muted"))
+            lines += self._diff_lines()
+        if self.verbose or self.shows_output:
+            lines += self._output_lines(error)
+        return lines
+
+    def _diff_lines(self) -> list[Content]:
+        diff = patch_lines(self.structured)
+        shown = diff if self.verbose else diff[:DIFF_LINES]
+        lines = [
+            Content.styled(
+                PAD + line, "$success" if line.startswith("+") else "$error" if line.startswith("-") else "$text-muted"
+            )
+            for line in shown
+        ]
+        if len(diff) > len(shown):
+            lines.append(Content.styled(f"{PAD}… {len(diff) - len(shown)} more lines (ctrl+o)", "$text-muted"))
+        return lines
+
+    def _output_lines(self, error: bool) -> list[Content]:
+        """The result's text: all of it (up to a cap) in the detailed view, the start of it for a ``!`` command."""
+        assert self.result is not None
+        output = result_text(self.result).rstrip("\n").splitlines()
+        limit = DETAIL_OUTPUT_LINES if self.verbose else SHELL_OUTPUT_LINES
+        lines = [Content.styled(PAD + line, "$error" if error else "$text") for line in output[:limit]]
+        if len(output) > limit:
+            hint = "" if self.verbose else " (ctrl+o)"
+            lines.append(Content.styled(f"{PAD}… {len(output) - limit} more lines{hint}", "$text-muted"))
         return lines
 
     def render(self) -> Content:
