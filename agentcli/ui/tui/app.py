@@ -107,6 +107,8 @@ class AgentApp(SessionControl, TurnControl, CompletionMenu, App[None]):
         self._paths: Any = None
         self._permission_screen: Any = None
         self._completion_kind = ""
+        self._completion_text = ""
+        """The prompt text the completion menu was made for."""
         self._leaving = False
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
@@ -139,9 +141,10 @@ class AgentApp(SessionControl, TurnControl, CompletionMenu, App[None]):
             from agentcli.ui.signals import install
 
             install(self._on_signal)
-        if self.setup is None:
+        if self.setup is None:  # a view without a session (previews, snapshots): nothing to wait for
             self.status.state.starting = False
             self.status.show()
+            self._engine_ready.set()
             return
         if self.first_prompt:
             self.send(self.first_prompt)

@@ -19,6 +19,7 @@ class CompletionMenu:
     def _update_completions(self: AgentApp) -> None:
         prompt = self.prompt_input
         text = prompt.text
+        self._completion_text = text
         options: list[tuple[str, str]] = []
         kind = ""
         if text.startswith("/"):
@@ -62,6 +63,15 @@ class CompletionMenu:
 
     @on(PromptInput.CompletionKey, "#prompt")
     def _completion_key(self: AgentApp, event: PromptInput.CompletionKey) -> None:
+        prompt = self.prompt_input
+        # Keys typed quickly (a paste, tmux) reach the prompt before the menu has caught up with the text: the
+        # menu is made for the text as it is now, and a key meant for a menu that has since closed acts as usual.
+        if event.key != "escape" and prompt.text != self._completion_text:
+            self._update_completions()
+        if not prompt.completing:
+            if event.key == "enter":
+                prompt.post_message(PromptInput.Submitted(prompt, prompt.text))
+            return
         menu = self.completions
         if menu is None or event.key == "escape":
             self._hide_completions()
@@ -74,7 +84,16 @@ class CompletionMenu:
                 self._hide_completions()
                 return
             value = str(menu.get_option_at_index(index).id)
+            typed = self.prompt_input.text.strip()
+            if event.key == "enter" and self._completion_kind == "command" and self._names_a_command(typed):
+                value = typed  # "/exit" is what was meant even while "/export" is highlighted above it
             self._accept_completion(value, submit=event.key == "enter")
+
+    def _names_a_command(self: AgentApp, typed: str) -> bool:
+        menu = self.completions
+        return menu is not None and any(
+            str(menu.get_option_at_index(i).id).strip() == typed for i in range(menu.option_count)
+        )
 
     def _accept_completion(self: AgentApp, value: str, *, submit: bool) -> None:
         prompt = self.prompt_input

@@ -161,10 +161,22 @@ class TurnControl:
 
     def run_command(self: AgentApp, text: str) -> None:
         """A slash command from the shared registry (custom commands and MCP prompts included)."""
-        from agentcli.commands import session_registry
+        self.run_worker(self._command(text), group="command", exit_on_error=False)
+
+    async def _command(self: AgentApp, text: str) -> None:
+        """Run a command once the session is up (typed at start-up, it waits: custom commands come with the
+        session); /exit never waits."""
+        from agentcli.commands import parse_command, session_registry
         from agentcli.ui.tui.commands import TuiFace
 
-        self.run_worker(session_registry(self.engine).run(TuiFace(self), text), group="command", exit_on_error=False)
+        parsed = parse_command(text)
+        if parsed is None or parsed[0] not in ("exit", "quit"):
+            await self._engine_ready.wait()
+        await session_registry(self.engine).run(TuiFace(self), text)
+        model = getattr(getattr(self.engine, "config", None), "model", None)
+        if model and self.status.is_mounted:  # /model NAME changes what the status line shows
+            self.status.state.model = model
+            self.status.show()
 
     def run_shell(self: AgentApp, command: str) -> None:
         self.conversation.add_prompt(command, shell=True)
