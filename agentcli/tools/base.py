@@ -96,6 +96,8 @@ class ToolEnv:
     """The session's sandbox for shell commands; None runs them unconfined."""
     read_denied: Callable[[Path], bool] | None = None
     """Whether a ``Read(…)`` deny rule covers a file: searches (Grep, Glob) leave such files out of their results."""
+    before_write: Callable[[Path], None] | None = None
+    """Called with a file's path just before Edit or Write changes it (checkpoints keep what it was)."""
 
 
 @dataclass

@@ -147,9 +147,13 @@ class SessionSetup:
 
         try:
             credentials = self.credentials or credentials_from_env(self.options)
-            return build_engine(self.options, credentials)
+            engine = build_engine(self.options, credentials)
         except (SessionError, MissingCredentials, McpConfigError) as exc:
             raise StartupError(str(exc), can_fork=isinstance(exc, SessionBusy)) from None
+        from agentcli.ui.rewind import attach_checkpoints
+
+        attach_checkpoints(engine, self.cwd)
+        return engine
 
     def fork_instead(self) -> None:
         """Go on in a copy of the session another process is writing (the user said so)."""

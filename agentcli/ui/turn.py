@@ -12,6 +12,8 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
+from agentcli.ui.rewind import begin_prompt
+
 Message = dict[str, Any]
 STOP_TIMEOUT_S = 5
 
@@ -21,6 +23,7 @@ class Submission:
 
     def __init__(self, engine: Any, prompt: str | list[dict[str, Any]]) -> None:
         self.engine = engine
+        begin_prompt(engine, prompt)
         self._queue: asyncio.Queue[Message | BaseException | None] = asyncio.Queue()
         self.task = asyncio.create_task(self._pump(prompt))
 

@@ -496,3 +496,30 @@ async def test_memory_opens_the_existing_memory_file_in_the_editor(
     await repl.wait_for("Memory file:")
     assert (project / "CLAUDE.md").read_text() == "Use tabs.\nNever push to main.\n"
     assert not (project / "AGENTS.md").exists()
+async def test_rewind_restores_the_conversation_and_the_files(start_repl, project: Path):
+    """/rewind in --plain: a numbered list of prompts, then 1/2/3 for what goes back, as in the full-screen face."""
+    notes = project / "notes.txt"
+    repl = start_repl(
+        [
+            tool_turn("Write", {"file_path": str(notes), "content": "v1\n"}, "toolu_w"),
+            text_turn("wrote it"),
+            tool_turn("Edit", {"file_path": str(notes), "old_string": "v1", "new_string": "v2"}, "toolu_e"),
+            text_turn("edited it"),
+            text_turn("fresh answer"),
+        ],
+        permission_mode="acceptEdits",
+    )
+    await repl.send("make notes")
+    await repl.send("change notes")
+    assert notes.read_text() == "v2\n"
+    first_id = repl.repl.engine.session_id
+    repl.type("/rewind" + ENTER)
+    await repl.wait_for("2. change notes  (1 file changed)")
+    repl.type("2" + ENTER)
+    await repl.wait_for("1. Restore the conversation and the files")
+    repl.type("1")
+    await repl.wait_for("The conversation is back to before that prompt; restored 1 file.")
+    assert notes.read_text() == "v1\n" and repl.repl.engine.session_id != first_id
+    await repl.send("something else")
+    sent = request_text(repl.server)
+    assert "make notes" in sent and "something else" in sent and "change notes" not in sent

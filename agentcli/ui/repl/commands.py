@@ -59,6 +59,40 @@ class ReplFace(CommandFace):
     async def pick_session(self) -> None:
         await self.repl.pick_and_switch()
 
+    async def rewind(self, argument: str) -> None:
+        """A numbered list of this session's prompts, then what goes back: the conversation, the files or both."""
+        from agentcli.ui.repl.prompts import ask_key, ask_line
+        from agentcli.ui.rewind import WHAT_CHOICES, checkpoints_of, prompt_label, rewind
+
+        repl = self.repl
+        store = checkpoints_of(repl.engine)
+        points = store.checkpoints() if store is not None else []
+        if not points:
+            self.notice("Nothing to rewind yet: no prompt was sent in this session.")
+            return
+        numbers = {str(point.number) for point in points}
+        self.notice("Rewind to before which prompt?", detail="\n".join(prompt_label(p) for p in points))
+        chosen = argument if argument in numbers else None
+        while chosen is None:
+            answer = await ask_line("  number (Enter to cancel) › ", input=repl.input, output=repl.output)
+            if not answer or not answer.strip():
+                return
+            chosen = answer.strip() if answer.strip() in numbers else None
+        choices = list(WHAT_CHOICES.items())
+        repl.view.print(Text("\n".join(f"  {n}. {label}" for n, (_key, label) in enumerate(choices, 1))))
+        keys = {str(n): key for n, (key, _label) in enumerate(choices, 1)}
+        what = await ask_key("  1/2/3 › ", keys, input=repl.input, output=repl.output)
+        if what is None:
+            return
+        outcome = await asyncio.to_thread(rewind, repl.engine, repl.cwd, int(chosen), what)  # type: ignore[arg-type]
+        if outcome.session_id is not None and not await repl.new_session(outcome.session_id):
+            self.leaving = True
+            return
+        detail = "\n".join([*outcome.restored, *outcome.problems])
+        self.notice(outcome.summary(), "warning" if outcome.problems else "success", detail=detail)
+        if outcome.session_id is not None:
+            self.notice(f"The prompt you went back from: {outcome.prompt}")
+
     async def edit_file(self, path: Path) -> None:
         with self.repl.input.cooked_mode():
             await asyncio.to_thread(subprocess.run, editor_command(path), check=False)

@@ -102,6 +102,7 @@ class AgentApp(SessionControl, TurnControl, CompletionMenu, App[None]):
         self._queue: list[tuple[str, UserPrompt | None]] = []
         self._last_ctrl_c = 0.0
         self._last_ctrl_d = 0.0
+        self._last_esc = 0.0
         self._submission: Submission | None = None
         self._shell_context: list[str] = []
         self._paths: Any = None

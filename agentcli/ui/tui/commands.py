@@ -58,6 +58,9 @@ class TuiFace(CommandFace):
     async def pick_session(self) -> None:
         self.app.pick_session()
 
+    async def rewind(self, argument: str) -> None:
+        await self.app.rewind()
+
     async def edit_file(self, path: Path) -> None:
         command = editor_command(path)
         try:

@@ -170,6 +170,35 @@ class SessionControl:
         else:
             await self.switch_session(None)
 
+    async def rewind(self: AgentApp) -> None:
+        """``/rewind`` (and Esc twice): choose an earlier prompt, then whether the conversation, the files or both
+        go back to before it; the prompt returns to the input for editing."""
+        from agentcli.ui.rewind import WHAT_CHOICES, checkpoints_of, prompt_label, rewind
+        from agentcli.ui.tui.screens.choice import ChoicePicker
+
+        if self.busy:
+            self.conversation.add_notice("Finish or interrupt (esc) the current turn first.", "warning")
+            return
+        store = checkpoints_of(self.engine)
+        points = store.checkpoints() if store is not None else []
+        if not points:
+            self.conversation.add_notice("Nothing to rewind yet: no prompt was sent in this session.", "info")
+            return
+        answers = [(str(point.number), prompt_label(point)) for point in reversed(points)]
+        hint = "Enter to choose · Esc to cancel"
+        number = await self.push_screen_wait(ChoicePicker("Rewind to before which prompt?", answers, hint))
+        if number is None:
+            return
+        what = await self.push_screen_wait(ChoicePicker("What should go back?", list(WHAT_CHOICES.items()), hint))
+        if what is None:
+            return
+        outcome = await asyncio.to_thread(rewind, self.engine, self.cwd, int(number), what)
+        if outcome.session_id is not None:
+            await self.switch_session(outcome.session_id)
+            self.prompt_input.set_prompt(outcome.prompt)
+        detail = "\n".join([*outcome.restored, *outcome.problems])
+        self.conversation.add_notice(outcome.summary(), "warning" if outcome.problems else "success", detail=detail)
+
     @staticmethod
     def _reset_session_options(options: Any, session_id: str | None) -> None:
         if options.session is not None:

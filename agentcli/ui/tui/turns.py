@@ -150,6 +150,19 @@ class TurnControl:
                 stopped = True
         if not stopped and self._queue:
             self._drop_queue()
+        elif not stopped and not self.prompt_input.text:
+            self._esc_on_empty_prompt()
+
+    def _esc_on_empty_prompt(self: AgentApp) -> None:
+        """Esc twice with nothing to stop and nothing typed opens /rewind (as in Claude Code)."""
+        from agentcli.ui.tui.app import DOUBLE_PRESS_S
+
+        now = time.monotonic()
+        if now - self._last_esc < DOUBLE_PRESS_S:
+            self._last_esc = 0.0
+            self.run_worker(self.rewind(), group="command", exit_on_error=False)
+            return
+        self._last_esc = now
 
     def _drop_queue(self: AgentApp) -> None:
         for _text, widget in self._queue:

@@ -1,0 +1,143 @@
+"""Checkpoints: what each file looked like before a prompt's edits, so ``/rewind`` can put it back.
+
+Before Edit or Write changes a file, its current content (or the fact that it did not exist) is copied into the
+session's folder, once per file and prompt. Rewinding to before prompt *n* restores, for every file the agent
+changed from prompt *n* on, the copy taken at the first change. Copies are private (0600) and written atomically;
+the store keeps the last ``MAX_PROMPTS`` prompts and skips files over ``MAX_FILE_BYTES`` (said so in the index).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agentcli.config.paths import sessions_dir
+from agentcli.files.atomic import atomic_write, atomic_write_text
+
+MAX_FILE_BYTES = 5_000_000
+MAX_PROMPTS = 100
+INDEX = "index.json"
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """One prompt the user sent, as a rewind menu lists it."""
+
+    number: int
+    prompt: str
+    before_uuid: str | None
+    """The last transcript entry before the prompt: rewinding the conversation keeps everything up to it."""
+    files: tuple[str, ...]
+    """The files the agent changed while answering this prompt."""
+
+
+def checkpoint_dir(cwd: Path, session_id: str) -> Path:
+    return sessions_dir(cwd) / session_id / "checkpoints"
+
+
+class CheckpointStore:
+    """One session's checkpoints; ``begin`` at each prompt, ``keep`` before each file change (tools call it from
+    worker threads, hence the lock)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._lock = threading.Lock()
+        self._prompts: list[dict[str, Any]] = self._load()
+
+    def _load(self) -> list[dict[str, Any]]:
+        try:
+            data = json.loads((self.folder / INDEX).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return []
+        return [p for p in data if isinstance(p, dict)] if isinstance(data, list) else []
+
+    def _save(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        atomic_write_text(self.folder / INDEX, json.dumps(self._prompts, ensure_ascii=False), private=True)
+
+    def begin(self, prompt: str, before_uuid: str | None) -> int:
+        """A new prompt starts; file changes from now on belong to it. Returns its number."""
+        with self._lock:
+            number = (self._prompts[-1]["number"] + 1) if self._prompts else 1
+            self._prompts.append({"number": number, "prompt": prompt, "before": before_uuid, "files": []})
+            for old in self._prompts[:-MAX_PROMPTS]:
+                shutil.rmtree(self.folder / str(old["number"]), ignore_errors=True)
+            self._prompts = self._prompts[-MAX_PROMPTS:]
+            self._save()
+            return number
+
+    def keep(self, path: Path) -> None:
+        """Copy ``path`` as it is now, the first time the current prompt is about to change it."""
+        with self._lock:
+            if not self._prompts:
+                return
+            current = self._prompts[-1]
+            shown = str(path)
+            if any(entry["path"] == shown for entry in current["files"]):
+                return
+            entry: dict[str, Any] = {"path": shown, "copy": None, "existed": path.exists()}
+            if entry["existed"]:
+                try:
+                    size = path.stat().st_size
+                    if size > MAX_FILE_BYTES:
+                        entry["skipped"] = f"larger than {MAX_FILE_BYTES} bytes"
+                    else:
+                        copy = self.folder / str(current["number"]) / f"{len(current['files'])}.bak"
+                        copy.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                        atomic_write(copy, path.read_bytes(), private=True)
+                        entry["copy"] = copy.name
+                except OSError as exc:
+                    entry["skipped"] = exc.strerror or str(exc)
+            current["files"].append(entry)
+            self._save()
+
+    def checkpoints(self) -> list[Checkpoint]:
+        with self._lock:
+            return [
+                Checkpoint(p["number"], p["prompt"], p.get("before"), tuple(f["path"] for f in p["files"]))
+                for p in self._prompts
+            ]
+
+    def restore_files(self, number: int) -> tuple[list[str], list[str]]:
+        """Put every file changed from prompt ``number`` on back as it was before that prompt; returns the files
+        restored and the ones that could not be (with why)."""
+        with self._lock:
+            first: dict[str, tuple[int, dict[str, Any]]] = {}
+            for prompt in self._prompts:
+                if prompt["number"] < number:
+                    continue
+                for entry in prompt["files"]:
+                    first.setdefault(entry["path"], (prompt["number"], entry))
+            restored: list[str] = []
+            problems: list[str] = []
+            for shown, (owner, entry) in first.items():
+                path = Path(shown)
+                try:
+                    if entry.get("skipped"):
+                        problems.append(f"{shown}: not kept ({entry['skipped']})")
+                    elif not entry["existed"]:
+                        if path.exists():
+                            os.unlink(path)
+                        restored.append(shown)
+                    else:
+                        data = (self.folder / str(owner) / entry["copy"]).read_bytes()
+                        path.parent.mkdir(parents=True, exist_ok=True)
+                        atomic_write(path, data)
+                        restored.append(shown)
+                except OSError as exc:
+                    problems.append(f"{shown}: {exc.strerror or exc}")
+            return restored, problems
+
+    def forget_from(self, number: int) -> None:
+        """Drop prompt ``number`` and later ones (the conversation went back to before them)."""
+        with self._lock:
+            for prompt in self._prompts:
+                if prompt["number"] >= number:
+                    shutil.rmtree(self.folder / str(prompt["number"]), ignore_errors=True)
+            self._prompts = [p for p in self._prompts if p["number"] < number]
+            self._save()
