@@ -16,6 +16,7 @@ from typing import IO, Any
 
 from pydantic import Field
 
+from agentcli.files.images import MAX_IMAGE_BYTES, ImageTooLarge, image_block, sniff_image
 from agentcli.files.text import decode, sniff_encoding
 from agentcli.tools.base import FileSnapshot, Tool, ToolCall, ToolFailure, ToolInput, ToolOutput
 from agentcli.tools.paths import resolve
@@ -46,7 +47,8 @@ class ReadTool(Tool):
         "Reads a file from the local filesystem. The file_path parameter must be an absolute path. "
         f"By default it reads up to {DEFAULT_LIMIT} lines from the start of the file; use offset and limit for long "
         f"files. Lines longer than {MAX_LINE_CHARS} characters are cut. Results are numbered like `cat -n` "
-        "(line number, tab, line). Reading a directory or a binary file is an error; use Bash `ls` for directories."
+        "(line number, tab, line). Images (PNG, JPEG, GIF, WebP) are returned as images you can see. Reading a "
+        "directory or another binary file is an error; use Bash `ls` for directories."
     )
     input_model = ReadInput
 
@@ -105,6 +107,8 @@ def _read(path: Path, tool_input: ReadInput, call: ToolCall) -> ToolOutput:
     raw, st = _open_regular(path)
     with raw:
         head = raw.read(SNIFF_BYTES)
+        if sniff_image(head[:16]) is not None:
+            return _image(path, head + raw.read(MAX_IMAGE_BYTES + 1 - len(head)), st.st_size)
         encoding, bom = sniff_encoding(head)
         if not encoding.startswith(("utf-16", "utf-32")) and b"\x00" in head[:BINARY_SNIFF_BYTES]:
             raise ToolFailure(f"{path} looks like a binary file; Read only shows text.")
@@ -122,6 +126,19 @@ def _read(path: Path, tool_input: ReadInput, call: ToolCall) -> ToolOutput:
             content = decode(again.read(SNAPSHOT_BYTES + 1)).text
     call.env.state.read_files[str(path)] = FileSnapshot(st.st_mtime_ns, st.st_size, content)
     return page.output(path)
+
+
+def _image(path: Path, data: bytes, size: int) -> ToolOutput:
+    """An image goes to the model as an image block, so it can look at it (as Claude Code's Read does)."""
+    try:
+        block = image_block(path, data)
+    except ImageTooLarge as exc:
+        raise ToolFailure(f"{exc}. Make a smaller copy (for example with Bash) and read that.") from None
+    assert block is not None
+    media_type = block["source"]["media_type"]
+    return ToolOutput(
+        [block], structured={"type": "image", "file": {"filePath": str(path), "type": media_type, "originalSize": size}}
+    )
 
 
 class _Page:

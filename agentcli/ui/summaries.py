@@ -97,6 +97,8 @@ def result_line(name: str, block: dict[str, Any], structured: dict[str, Any] | N
         first = next((line for line in text.splitlines() if line.strip()), "Error")
         return _short(first, 160)
     data = structured or {}
+    if name == "Read" and data.get("type") == "image" and isinstance(data.get("file"), dict):
+        return f"Read image ({max(1, int(data['file'].get('originalSize', 0)) // 1024)} KB)"
     if name == "Read" and isinstance(data.get("file"), dict):
         return f"Read {_plural(int(data['file'].get('numLines', 0)), 'line')}"
     if name in ("Edit", "Write", "MultiEdit"):

@@ -12,6 +12,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
+from agentcli.ui.mentions import with_mentions
 from agentcli.ui.rewind import begin_prompt
 
 Message = dict[str, Any]
@@ -29,6 +30,9 @@ class Submission:
 
     async def _pump(self, prompt: str | list[dict[str, Any]]) -> None:
         try:
+            tool_env = getattr(getattr(self.engine, "config", None), "tool_env", None)
+            if tool_env is not None:
+                prompt = await with_mentions(self.engine, prompt, tool_env.project_dir)
             async for message in self.engine.submit_message(prompt):
                 self._queue.put_nowait(message)
         except Exception as exc:

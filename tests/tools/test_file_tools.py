@@ -31,6 +31,27 @@ async def test_read_offset_limit_and_the_clear_answers(run_tool, project: Path):
     assert "binary" in (await run_tool("Read", {"file_path": str(project / "blob.bin")})).failure
 
 
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + b"\x00" * 40
+
+
+async def test_read_returns_an_image_as_an_image_block(run_tool, project: Path, monkeypatch):
+    """A PNG (known by its first bytes, whatever its name) goes to the model as a base64 image; an oversized one is
+    refused with a way out."""
+    import base64
+
+    from agentcli.files import images
+
+    (project / "shot.dat").write_bytes(PNG)
+    outcome = await run_tool("Read", {"file_path": str(project / "shot.dat")})
+    assert outcome.failure is None
+    [block] = outcome.output.content
+    assert block["type"] == "image" and block["source"]["media_type"] == "image/png"
+    assert base64.b64decode(block["source"]["data"]) == PNG
+    assert outcome.structured["type"] == "image"
+    monkeypatch.setattr(images, "MAX_IMAGE_BYTES", 10)
+    assert "smaller copy" in (await run_tool("Read", {"file_path": str(project / "shot.dat")})).failure
+
+
 # -- Write --------------------------------------------------------------------------------------------------------
 
 

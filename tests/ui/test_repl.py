@@ -523,3 +523,14 @@ async def test_rewind_restores_the_conversation_and_the_files(start_repl, projec
     await repl.send("something else")
     sent = request_text(repl.server)
     assert "make notes" in sent and "something else" in sent and "change notes" not in sent
+
+
+async def test_a_pasted_image_path_is_sent_as_an_image_in_plain(start_repl, project: Path):
+    """Dropping a screenshot on the terminal types its path: the model gets the picture, not the path alone."""
+    shot = project / "shot.png"
+    shot.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 52)
+    repl = start_repl([text_turn("a tiny image")])
+    await repl.send(f"what is in {shot}")
+    content = repl.server.requests[-1].body["messages"][-1]["content"]
+    images = [block for block in content if block.get("type") == "image"]
+    assert len(images) == 1 and images[0]["source"]["media_type"] == "image/png"
