@@ -85,6 +85,33 @@ async def test_enter_while_busy_queues_the_message(make_app, project: Path):
     assert len(server.requests) == 3 and "second" in request_text(server)
 
 
+async def test_queued_messages_can_be_edited_until_sent(make_app, project: Path):
+    """↑ on an empty prompt takes the queued messages back into the input; what is sent is the edited text."""
+    hold = {"command": "while [ ! -e release ]; do sleep 0.05; done", "description": "wait"}
+    app, server = make_app(
+        [tool_turn("Bash", hold, "toolu_hold"), text_turn("first answer"), text_turn("second answer")],
+        allowed_tools=["Bash"],
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "first")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.busy)
+        await type_text(pilot, "secnd")
+        await pilot.press("enter")
+        await wait_for_text(pilot, "1 queued (↑ to edit)")
+        await pilot.press("up")
+        assert app.prompt_input.text == "secnd" and app.status.state.queued == 0
+        assert not [w for w in app.conversation.query(UserPrompt) if w.has_class("-queued")]
+        await pilot.press("backspace", "backspace", "backspace", "backspace")
+        await type_text(pilot, "econd")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.status.state.queued == 1)
+        (project / "release").touch()
+        await idle(pilot)
+    assert len(server.requests) == 3 and "second" in request_text(server) and "secnd" not in request_text(server)
+
+
 async def test_escape_interrupts_a_running_tool(make_app):
     slow = {"command": "echo started; sleep 20", "description": "wait"}
     app, server = make_app([tool_turn("Bash", slow, "toolu_slow"), text_turn("after the interrupt")])
@@ -203,11 +230,23 @@ async def test_shift_tab_cycles_the_permission_mode(make_app):
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         seen = []
-        for _ in range(4):
+        for _ in range(2):
             await pilot.press("shift+tab")
             seen.append(app.status.state.mode)
-        assert seen == ["acceptEdits", "plan", "bypassPermissions", "default"]
-        await pilot.press("shift+tab")
+        assert seen == ["acceptEdits", "plan"]
+        await pilot.press("shift+tab")  # bypassPermissions is confirmed first; Esc says no
+        await wait_for_text(pilot, "Bypass permissions?")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.status.state.mode == "default")
+        for _ in range(3):
+            await pilot.press("shift+tab")
+        await wait_for_text(pilot, "Bypass permissions?")
+        await pilot.press("up", "enter")
+        await wait_for(pilot, lambda: app.engine.config.permission_mode == "bypassPermissions")
+        for _ in range(4):  # confirmed once: the next time round there is no question
+            await pilot.press("shift+tab")
+        assert app.status.state.mode == "bypassPermissions" and "Bypass permissions?" not in screen_text(app)
+        await pilot.press("shift+tab", "shift+tab")
         assert app.engine.config.permission_mode == "acceptEdits"
         await wait_for_text(pilot, "acceptEdits")
 

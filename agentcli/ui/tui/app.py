@@ -103,6 +103,7 @@ class AgentApp(SessionControl, TurnControl, CompletionMenu, App[None]):
         self._last_ctrl_c = 0.0
         self._last_ctrl_d = 0.0
         self._last_esc = 0.0
+        self._bypass_confirmed = False
         self._submission: Submission | None = None
         self._shell_context: list[str] = []
         self._paths: Any = None
@@ -121,6 +122,7 @@ class AgentApp(SessionControl, TurnControl, CompletionMenu, App[None]):
         self.prompt_input = PromptInput(
             self.prompt_history, id="prompt", placeholder="Ask agentcli… (/ for commands, @ for files)"
         )
+        self.prompt_input.take_queued = self.take_queued
         self.status = StatusBar(id="status")
         self.completions: Any = None  # the menu is made the first time there is something to complete
         yield self.conversation
@@ -226,10 +228,31 @@ class AgentApp(SessionControl, TurnControl, CompletionMenu, App[None]):
         state = self.status.state
         cycle = CYCLED_MODES
         mode = cycle[(cycle.index(state.mode) + 1) % len(cycle)] if state.mode in cycle else "default"
-        state.mode = mode
+        if mode == "bypassPermissions" and not self._bypass_confirmed:
+            self._confirm_bypass()
+            return
+        self._set_mode(mode)
+
+    def _set_mode(self, mode: str) -> None:
+        self.status.state.mode = mode
         if self.engine is not None:
             self.engine.set_permission_mode(mode)
         self.status.show()
+
+    def _confirm_bypass(self) -> None:
+        """bypassPermissions runs every call without asking: the first time in a session, the user says so."""
+        from agentcli.ui.tui.screens.choice import ChoicePicker
+
+        def answered(answer: str | None) -> None:
+            self._bypass_confirmed = answer == "yes"
+            self._set_mode("bypassPermissions" if self._bypass_confirmed else "default")
+
+        answers = [
+            ("yes", "Yes, run every tool call without asking (commands, edits, network) for this session"),
+            ("no", "No, go back to the default mode"),
+        ]
+        question = "Bypass permissions? agentcli will not ask before running anything."
+        self.push_screen(ChoicePicker(question, answers, "Enter to choose · Esc for no", highlighted=1), answered)
 
     def action_history_search(self) -> None:
         from agentcli.ui.tui.screens.history_search import HistorySearch

@@ -164,6 +164,12 @@ class TurnControl:
             return
         self._last_esc = now
 
+    def take_queued(self: AgentApp) -> str:
+        """The queued prompts, taken out of the queue to be edited and sent again (one per line)."""
+        texts = [text for text, _widget in self._queue]
+        self._drop_queue()
+        return "\n".join(texts)
+
     def _drop_queue(self: AgentApp) -> None:
         for _text, widget in self._queue:
             if widget is not None:

@@ -6,6 +6,7 @@ It only edits text and reports intent through messages; the screen decides what 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from textual import events
@@ -66,6 +67,8 @@ class PromptInput(TextArea):
         )
         self.prompt_history = history or PromptHistory(None)
         self.completing = False
+        self.take_queued: Callable[[], str] | None = None
+        """Takes back the prompts waiting to be sent (joined), for ↑ on an empty prompt to edit them."""
         self._browse_index: int | None = None
         self._draft = ""
 
@@ -90,6 +93,11 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             self.insert("\n")
+            return
+        if key == "up" and not self.text and self.take_queued is not None and (queued := self.take_queued()):
+            event.stop()
+            event.prevent_default()
+            self.set_prompt(queued)
             return
         if key == "up" and self.cursor_location[0] == 0 and self._history_step(-1):
             event.stop()

@@ -104,7 +104,7 @@ class StatusBar(Static):
                 )
             )
         if state.queued:
-            parts.append(Content.styled(f"{state.queued} queued", "$text-muted"))
+            parts.append(Content.styled(f"{state.queued} queued (↑ to edit)", "$text-muted"))
         if state.starting:
             parts.append(Content.styled("starting…", "$text-muted"))
         return Content(" · ").join(parts)
