@@ -2,6 +2,7 @@
 
     python scripts/bench/tui_e2e.py --runs 5
     python scripts/bench/tui_e2e.py --plain        # the same for agentcli --plain
+    python scripts/bench/tui_e2e.py --baseline DIR # also a baseline source tree, runs interleaved; with ratios
 
 Each run starts a fresh process and measures:
 - launch → input ready: the prompt box is painted and a typed key shows in it;
@@ -80,7 +81,7 @@ def wait_requests(server: FakeAnthropicServer, count: int, timeout: float = 30) 
         time.sleep(0.002)
 
 
-def one_run(home: Path, plain: bool) -> dict[str, float]:
+def one_run(home: Path, plain: bool, source: Path = REPO) -> dict[str, float]:
     turns = [
         {"content": [{"type": "text", "text": SHORT_ANSWER, "chunks": 4}]},
         {"content": [{"type": "text", "text": burst_text(), "chunks": BURST_DELTAS}]},
@@ -100,7 +101,7 @@ def one_run(home: Path, plain: bool) -> dict[str, float]:
         "XDG_CONFIG_HOME": str(home / "config"),
         "XDG_DATA_HOME": str(home / "data"),
         "TERM": "xterm-256color",
-        "PYTHONPATH": str(REPO),
+        "PYTHONPATH": str(source),
         "ANTHROPIC_API_KEY": "bench-key",
         "ANTHROPIC_BASE_URL": server.base_url,
         "PYTHONPYCACHEPREFIX": str(home / "pycache"),
@@ -150,14 +151,34 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--plain", action="store_true", help="measure agentcli --plain instead of the TUI")
+    parser.add_argument(
+        "--baseline", type=Path, help="a source tree to measure too (runs alternate), for medians' ratios"
+    )
     args = parser.parse_args()
+    trees = [REPO] + ([args.baseline.resolve()] if args.baseline else [])
+    results: dict[Path, list[dict[str, float]]] = {tree: [] for tree in trees}
     with tempfile.TemporaryDirectory() as folder:
-        home = Path(folder)
-        (home / "config").mkdir()
-        (home / "data").mkdir()
-        one_run(home, args.plain)  # fills the bytecode cache; not counted
-        runs = [one_run(home, args.plain) for _ in range(args.runs)]
+        for tree in trees:
+            home = Path(folder) / str(trees.index(tree))
+            for sub in ("config", "data"):
+                (home / sub).mkdir(parents=True)
+            one_run(home, args.plain, tree)  # fills the bytecode cache; not counted
+        for _ in range(args.runs):
+            for tree in trees:
+                home = Path(folder) / str(trees.index(tree))
+                results[tree].append(one_run(home, args.plain, tree))
+    runs = results[REPO]
     report: dict[str, object] = {key: round(statistics.median(run[key] for run in runs), 3) for key in runs[0]}
+    if args.baseline:
+        base = results[trees[1]]
+        report["baseline"] = {key: round(statistics.median(run[key] for run in base), 3) for key in base[0]}
+        report["ratio_vs_baseline"] = {
+            key: round(
+                statistics.median(run[key] for run in runs) / max(1e-9, statistics.median(r[key] for r in base)), 3
+            )
+            for key in runs[0]
+        }
+        report["baseline_all"] = [{key: round(value, 3) for key, value in run.items()} for run in base]
     report["runs"] = args.runs
     report["face"] = "plain" if args.plain else "tui"
     report["all"] = [{key: round(value, 3) for key, value in run.items()} for run in runs]

@@ -126,3 +126,37 @@ async def test_table_borders_and_rules_are_visible_in_every_built_in_theme():
                 assert seg.style is not None and seg.style.color is not None and seg.style.bgcolor is not None
                 fg, bg = seg.style.color.get_truecolor(), seg.style.bgcolor.get_truecolor()
                 assert _contrast(tuple(fg), tuple(bg)) >= 2.0, (name, seg.text, fg, bg)
+
+
+async def test_a_burst_shows_its_end_first_and_the_rest_when_painted_or_idle(monkeypatch):
+    """Many blocks arriving at once: the last ones are rendered straight away, the ones above are rendered when a line
+    of theirs is painted or once the stream pauses, and the result is line for line what rendering everything at once
+    gives."""
+    from agentcli.ui.tui.widgets import markdown_view
+
+    doc = "".join(f"## Part {n}\n\nText of part {n} with `code`.\n\n```py\nx = {n}\n```\n\n" for n in range(30))
+
+    async def rendered(eager: int, *, wait_for_backfill: bool) -> tuple[list[str], int]:
+        monkeypatch.setattr(markdown_view, "EAGER_BLOCKS", eager)
+        app = Harness()
+        async with app.run_test(size=(60, 40)) as pilot:
+            view = app.query_one(MarkdownView)
+            view.append(doc + "The end.")
+            view.finish()
+            await pilot.pause()
+            deferred_at_first = view._deferred
+            assert "The end." in view.render_line(len(view._done_lines) - 1).text
+            if wait_for_backfill:
+                while view._deferred:
+                    await pilot.pause(0.05)
+            lines: list[str] = []
+            while len(lines) < len(view._done_lines):  # top down: each painted block is rendered before it is read
+                lines.append(view.render_line(len(lines)).text.rstrip())
+            return lines, deferred_at_first
+
+    everything, none_deferred = await rendered(10_000, wait_for_backfill=False)
+    backfilled, deferred = await rendered(4, wait_for_backfill=True)
+    on_demand, _ = await rendered(4, wait_for_backfill=False)  # render_line renders what it is asked for
+    assert none_deferred == 0 and deferred > 20
+    assert backfilled == everything and on_demand == everything
+    assert "Part 0" in everything[0] and "The end." in everything[-1]

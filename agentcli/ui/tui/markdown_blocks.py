@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})([^`]*)$")
 _BULLETS = ("• ", "◦ ", "▪ ")
 _PARSER: MarkdownIt | None = None
+_SPLITTER: MarkdownIt | None = None
 
 
 def parser() -> MarkdownIt:
@@ -50,7 +51,10 @@ def split_blocks(text: str) -> tuple[list[str], str]:
     fence = open_fence(text)
     if fence is not None:
         return [], text
-    tokens = parser().parse(text)
+    global _SPLITTER
+    if _SPLITTER is None:  # block structure only: inline parsing is a third of the cost and splitting needs none
+        _SPLITTER = parser().__class__("commonmark").enable(["table", "strikethrough"]).disable(["inline", "text_join"])
+    tokens = _SPLITTER.parse(text)
     starts = [tok.map[0] for tok in tokens if tok.level == 0 and tok.map is not None and tok.nesting >= 0]
     if len(starts) < 2:
         return [], text

@@ -4,11 +4,17 @@ A message is one widget however long it grows (layout cost scales with the numbe
 widget per block slows every later update). Deltas are only buffered; a flush runs at most about 30 times a
 second, re-parses just the open last block and re-renders its lines, and asks for a layout pass only when the
 line count changed. Finished blocks keep their rendered lines until the width or the theme changes.
+
+When many blocks finish at once (a burst from a fast stream, a resize of a long message), only the last
+``EAGER_BLOCKS`` are rendered straight away: the ones above hold an estimated height and are rendered when a line
+of theirs is painted, or a few at a time once the stream pauses. The newest text shows without waiting for
+everything above it, which nobody is looking at while the answer streams in at the bottom.
 """
 
 from __future__ import annotations
 
 import asyncio
+import bisect
 import time
 from collections.abc import Callable
 from functools import partial
@@ -21,6 +27,10 @@ from textual.widget import Widget
 from agentcli.ui.tui.markdown_blocks import BlockRenderer, open_fence, split_blocks
 
 FLUSH_INTERVAL_S = 1 / 30
+EAGER_BLOCKS = 12
+"""Finished blocks rendered at once per flush; earlier ones in the same flush are deferred."""
+BACKFILL_DELAY_S = 0.1
+BACKFILL_BUDGET_S = 0.015
 
 
 class MarkdownView(Widget):
@@ -106,6 +116,12 @@ class MarkdownView(Widget):
         self._finished = not streaming
         self._width = 0
         self._done_lines: list[Strip] = []
+        self._blocks: list[list[Strip] | None] = []
+        """Per finished block (``_done_sources``), its lines with the separator above it, or None until rendered."""
+        self._heights: list[int] = []
+        self._starts: list[int] = []
+        self._deferred = 0
+        self._backfill_handle: asyncio.TimerHandle | None = None
         self._tail_lines: list[Strip] = []
         self._fence_lines: list[Strip] = []
         self._fence_count = 0
@@ -178,22 +194,89 @@ class MarkdownView(Widget):
     def _separator(self, has_above: bool) -> list[Strip]:
         return [Strip.blank(0)] if has_above else []
 
+    def _block_lines(self, index: int, width: int) -> list[Strip]:
+        source = self._done_sources[index]
+        return self._separator(index > 0) + self.renderer.render(source, width, final=True)
+
+    def _estimate(self, index: int, width: int) -> int:
+        """A deferred block's height until it is rendered: its source lines, wrapped at the width."""
+        room = max(1, width - 2)
+        lines = self._done_sources[index].strip("\n").split("\n")
+        return int(index > 0) + sum(max(1, -(-len(line) // room)) for line in lines)
+
+    def _add_blocks(self, sources: list[str], width: int) -> None:
+        """Finished blocks: the last ``EAGER_BLOCKS`` rendered now, the others deferred."""
+        eager_from = len(sources) - EAGER_BLOCKS
+        for position, source in enumerate(sources):
+            index = len(self._done_sources)
+            self._done_sources.append(source)
+            if position >= eager_from:
+                lines = self._block_lines(index, width)
+                self._blocks.append(lines)
+                self._heights.append(len(lines))
+            else:
+                self._blocks.append(None)
+                self._heights.append(self._estimate(index, width))
+                self._deferred += 1
+
+    def _join(self) -> None:
+        """The flat list of finished lines (deferred blocks as blank lines of their estimated height)."""
+        lines: list[Strip] = []
+        starts: list[int] = []
+        blank = Strip.blank(0)
+        for block, height in zip(self._blocks, self._heights, strict=True):
+            starts.append(len(lines))
+            if block is None:
+                lines.extend([blank] * height)
+            else:
+                lines.extend(block)
+        self._done_lines, self._starts = lines, starts
+        if self._deferred:
+            self._schedule_backfill()
+
+    def _render_deferred(self, index: int) -> bool:
+        """Render one deferred block; True if its height differed from the estimate."""
+        lines = self._block_lines(index, self._width)
+        self._blocks[index] = lines
+        self._deferred -= 1
+        changed = len(lines) != self._heights[index]
+        self._heights[index] = len(lines)
+        return changed
+
+    def _schedule_backfill(self) -> None:
+        if self._backfill_handle is None and self.is_mounted:
+            self._backfill_handle = asyncio.get_running_loop().call_later(BACKFILL_DELAY_S, self._backfill)
+
+    def _backfill(self) -> None:
+        """Render deferred blocks, nearest the end first, a few milliseconds at a time while the stream pauses."""
+        self._backfill_handle = None
+        if not self._deferred or not self._width:
+            return
+        if self._pending or self._flush_handle is not None:
+            self._schedule_backfill()  # the stream is still coming in: it goes first
+            return
+        deadline = time.monotonic() + BACKFILL_BUDGET_S
+        changed = False
+        for index in range(len(self._blocks) - 1, -1, -1):
+            if self._blocks[index] is None:
+                changed |= self._render_deferred(index)
+                if time.monotonic() > deadline:
+                    break
+        self._join()
+        self.refresh(layout=changed)
+
     def _advance(self) -> None:
         """Move newly finished blocks into the done lines and re-render the open tail block."""
         done, tail = split_blocks(self._tail) if self._tail else ([], "")
         width = self._width
-        for source in done:
-            self._done_lines.extend(self._separator(bool(self._done_lines)))
-            self._done_lines.extend(self.renderer.render(source, width, final=True))
-            self._done_sources.append(source)
+        if self._finished and tail:
+            done, tail = [*done, tail], ""
+        self._add_blocks(done, width)
         if done:
             self._fence_lines, self._fence_count = [], 0
+            self._join()
         self._tail = tail
-        if self._finished and tail:
-            self._done_lines.extend(self._separator(bool(self._done_lines)))
-            self._done_lines.extend(self.renderer.render(tail, width, final=True))
-            self._done_sources.append(tail)
-            self._tail = ""
+        if self._finished:
             self._tail_lines = []
             return
         self._tail_lines = self._separator(bool(self._done_lines) and bool(tail)) + self._render_tail(tail, width)
@@ -214,12 +297,12 @@ class MarkdownView(Widget):
         return self._fence_lines + partial
 
     def _rerender(self, width: int) -> None:
-        """Render everything again (new width or theme)."""
+        """Render everything again (new width or theme): the last blocks now, the rest deferred."""
         self._width = width
-        self._done_lines = []
-        for source in self._done_sources:
-            self._done_lines.extend(self._separator(bool(self._done_lines)))
-            self._done_lines.extend(self.renderer.render(source, width, final=True))
+        sources, self._done_sources = self._done_sources, []
+        self._blocks, self._heights, self._deferred = [], [], 0
+        self._add_blocks(sources, width)
+        self._join()
         self._fence_lines, self._fence_count = [], 0
         if self._pending:
             self._tail += "".join(self._pending)
@@ -238,6 +321,16 @@ class MarkdownView(Widget):
         self._ensure(self.content_size.width)
         done = self._done_lines
         if y < len(done):
+            if self._deferred:
+                index = bisect.bisect_right(self._starts, y) - 1
+                if self._blocks[index] is None:  # painted: render it now
+                    changed = self._render_deferred(index)
+                    self._join()
+                    done = self._done_lines
+                    if changed:
+                        self.refresh(layout=True)
+                    if y >= len(done):
+                        return Strip.blank(0)
             return done[y]
         y -= len(done)
         if y < len(self._tail_lines):
@@ -255,6 +348,9 @@ class MarkdownView(Widget):
         if self._flush_handle is not None:
             self._flush_handle.cancel()
             self._flush_handle = None
+        if self._backfill_handle is not None:
+            self._backfill_handle.cancel()
+            self._backfill_handle = None
 
     def _theme_changed(self, _theme: object) -> None:
         self._width = 0
