@@ -132,12 +132,10 @@ async def test_a_burst_shows_its_end_first_and_the_rest_when_painted_or_idle(mon
     """Many blocks arriving at once: the last ones are rendered straight away, the ones above are rendered when a line
     of theirs is painted or once the stream pauses, and the result is line for line what rendering everything at once
     gives."""
-    from agentcli.ui.tui.widgets import markdown_view
-
     doc = "".join(f"## Part {n}\n\nText of part {n} with `code`.\n\n```py\nx = {n}\n```\n\n" for n in range(30))
 
     async def rendered(eager: int, *, wait_for_backfill: bool) -> tuple[list[str], int]:
-        monkeypatch.setattr(markdown_view, "EAGER_BLOCKS", eager)
+        monkeypatch.setattr(MarkdownView, "_eager_lines", lambda _view: eager)
         app = Harness()
         async with app.run_test(size=(60, 40)) as pilot:
             view = app.query_one(MarkdownView)

@@ -5,8 +5,8 @@ widget per block slows every later update). Deltas are only buffered; a flush ru
 second, re-parses just the open last block and re-renders its lines, and asks for a layout pass only when the
 line count changed. Finished blocks keep their rendered lines until the width or the theme changes.
 
-When many blocks finish at once (a burst from a fast stream, a resize of a long message), only the last
-``EAGER_BLOCKS`` are rendered straight away: the ones above hold an estimated height and are rendered when a line
+When many blocks finish at once (a burst from a fast stream, a resize of a long message), only a screenful of the
+last ones is rendered straight away: the ones above hold an estimated height and are rendered when a line
 of theirs is painted, or a few at a time once the stream pauses. The newest text shows without waiting for
 everything above it, which nobody is looking at while the answer streams in at the bottom.
 """
@@ -27,8 +27,8 @@ from textual.widget import Widget
 from agentcli.ui.tui.markdown_blocks import BlockRenderer, open_fence, split_blocks
 
 FLUSH_INTERVAL_S = 1 / 30
-EAGER_BLOCKS = 12
-"""Finished blocks rendered at once per flush; earlier ones in the same flush are deferred."""
+EAGER_MIN_LINES = 24
+"""Lines of newly finished blocks rendered at once at least (a screenful when the screen is taller)."""
 BACKFILL_DELAY_S = 0.1
 BACKFILL_BUDGET_S = 0.015
 
@@ -204,20 +204,28 @@ class MarkdownView(Widget):
         lines = self._done_sources[index].strip("\n").split("\n")
         return int(index > 0) + sum(max(1, -(-len(line) // room)) for line in lines)
 
+    def _eager_lines(self) -> int:
+        """How many lines of newly finished blocks to render at once: a screenful (the rest is out of sight)."""
+        return max(EAGER_MIN_LINES, self.app.size.height) if self.is_attached else EAGER_MIN_LINES
+
     def _add_blocks(self, sources: list[str], width: int) -> None:
-        """Finished blocks: the last ``EAGER_BLOCKS`` rendered now, the others deferred."""
-        eager_from = len(sources) - EAGER_BLOCKS
-        for position, source in enumerate(sources):
-            index = len(self._done_sources)
-            self._done_sources.append(source)
-            if position >= eager_from:
-                lines = self._block_lines(index, width)
-                self._blocks.append(lines)
-                self._heights.append(len(lines))
-            else:
-                self._blocks.append(None)
-                self._heights.append(self._estimate(index, width))
+        """Finished blocks: the last screenful rendered now, the ones above it deferred."""
+        first = len(self._done_sources)
+        self._done_sources.extend(sources)
+        rendered: list[list[Strip] | None] = [None] * len(sources)
+        room = self._eager_lines()
+        for position in range(len(sources) - 1, -1, -1):
+            if room <= 0:
+                break
+            rendered[position] = lines = self._block_lines(first + position, width)
+            room -= len(lines)
+        for position, lines in enumerate(rendered):
+            self._blocks.append(lines)
+            if lines is None:
+                self._heights.append(self._estimate(first + position, width))
                 self._deferred += 1
+            else:
+                self._heights.append(len(lines))
 
     def _join(self) -> None:
         """The flat list of finished lines (deferred blocks as blank lines of their estimated height)."""
