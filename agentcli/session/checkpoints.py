@@ -34,6 +34,8 @@ class Checkpoint:
     """The last transcript entry before the prompt: rewinding the conversation keeps everything up to it."""
     files: tuple[str, ...]
     """The files the agent changed while answering this prompt."""
+    message_id: str | None = None
+    """The id the driving program gave the prompt's user message (the SDK's ``rewind_files`` names it)."""
 
 
 def checkpoint_dir(cwd: Path, session_id: str) -> Path:
@@ -60,11 +62,13 @@ class CheckpointStore:
         self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         atomic_write_text(self.folder / INDEX, json.dumps(self._prompts, ensure_ascii=False), private=True)
 
-    def begin(self, prompt: str, before_uuid: str | None) -> int:
+    def begin(self, prompt: str, before_uuid: str | None, message_id: str | None = None) -> int:
         """A new prompt starts; file changes from now on belong to it. Returns its number."""
         with self._lock:
             number = (self._prompts[-1]["number"] + 1) if self._prompts else 1
-            self._prompts.append({"number": number, "prompt": prompt, "before": before_uuid, "files": []})
+            entry: dict[str, Any] = {"number": number, "prompt": prompt, "before": before_uuid, "files": []}
+            entry["message"] = message_id
+            self._prompts.append(entry)
             for old in self._prompts[:-MAX_PROMPTS]:
                 shutil.rmtree(self.folder / str(old["number"]), ignore_errors=True)
             self._prompts = self._prompts[-MAX_PROMPTS:]
@@ -99,9 +103,17 @@ class CheckpointStore:
     def checkpoints(self) -> list[Checkpoint]:
         with self._lock:
             return [
-                Checkpoint(p["number"], p["prompt"], p.get("before"), tuple(f["path"] for f in p["files"]))
+                Checkpoint(
+                    p["number"], p["prompt"], p.get("before"), tuple(f["path"] for f in p["files"]), p.get("message")
+                )
                 for p in self._prompts
             ]
+
+    def changed_since(self, number: int) -> list[str]:
+        """The files changed from prompt ``number`` on (what restoring would touch)."""
+        with self._lock:
+            paths = [e["path"] for p in self._prompts if p["number"] >= number for e in p["files"]]
+        return list(dict.fromkeys(paths))
 
     def restore_files(self, number: int) -> tuple[list[str], list[str]]:
         """Put every file changed from prompt ``number`` on back as it was before that prompt; returns the files

@@ -57,7 +57,7 @@ def checkpoints_of(engine: Any) -> CheckpointStore | None:
     return store if isinstance(store, CheckpointStore) else None
 
 
-def begin_prompt(engine: Any, prompt: str | list[dict[str, Any]]) -> None:
+def begin_prompt(engine: Any, prompt: str | list[dict[str, Any]], message_id: str | None = None) -> None:
     """A prompt is about to be sent: later file changes belong to it, and the conversation can go back to here."""
     store = checkpoints_of(engine)
     if store is None:
@@ -68,7 +68,7 @@ def begin_prompt(engine: Any, prompt: str | list[dict[str, Any]]) -> None:
         else " ".join(b.get("text", "") for b in prompt if isinstance(b, dict) and b.get("type") == "text")
     )
     recorder = getattr(engine.config, "recorder", None)
-    store.begin(text, getattr(recorder, "last_uuid", None))
+    store.begin(text, getattr(recorder, "last_uuid", None), message_id)
 
 
 def prompt_label(checkpoint: Checkpoint) -> str:
@@ -119,3 +119,20 @@ def _fork_before(engine: Any, cwd: Path, store: CheckpointStore, chosen: Checkpo
         shutil.copytree(store.folder, checkpoint_dir(cwd, new_id), dirs_exist_ok=True)
     CheckpointStore(checkpoint_dir(cwd, new_id)).forget_from(chosen.number)
     return new_id
+
+
+def rewind_files_request(engine: Any, message_id: Any, dry_run: bool = False) -> dict[str, Any]:
+    """The SDK's ``rewind_files`` control request: the files back to before the user message ``message_id``."""
+    store = checkpoints_of(engine)
+    if store is None:
+        return {"canRewind": False, "error": "this session keeps no file checkpoints"}
+    chosen = next((c for c in store.checkpoints() if c.message_id is not None and c.message_id == message_id), None)
+    if chosen is None:
+        return {"canRewind": False, "error": f"no checkpoint for the user message {message_id!r}"}
+    if dry_run:
+        return {"canRewind": True, "filesChanged": store.changed_since(chosen.number)}
+    restored, problems = store.restore_files(chosen.number)
+    answer: dict[str, Any] = {"canRewind": not problems, "filesChanged": restored}
+    if problems:
+        answer["error"] = "; ".join(problems)
+    return answer

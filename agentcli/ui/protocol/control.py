@@ -40,6 +40,10 @@ async def handle_control(face: ProtocolFace, subtype: str, request: dict[str, An
         return None
     if subtype == "get_context_usage":
         return context_usage(face)
+    if subtype == "rewind_files":
+        from agentcli.ui.rewind import rewind_files_request
+
+        return rewind_files_request(face.engine(), request.get("user_message_id"), bool(request.get("dry_run")))
     if subtype == "mcp_status":
         from agentcli.mcp.report import status_details
 

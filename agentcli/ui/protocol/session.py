@@ -86,6 +86,9 @@ class ProtocolFace:
         """The session's engine, built on first use so that hooks registered by ``initialize`` are part of it."""
         if self._engine is None:
             self._engine = build_engine(self.options, self.credentials)
+            from agentcli.ui.rewind import attach_checkpoints
+
+            attach_checkpoints(self._engine, self.options.cwd)
             hooks = self._engine.config.hooks
             if self.hook_events and hooks is not None:
                 hooks.runner.observer = self._hook_event
@@ -227,6 +230,7 @@ class ProtocolFace:
             await mcp.hosted_ready()
         if self._orphan is not None:
             content = await self._answer_orphan(engine, content)
+        message_id = frame.uuid or str(uuid.uuid4())
         if self.replay:
             self.emit(
                 {
@@ -234,11 +238,14 @@ class ProtocolFace:
                     "message": frame.message.model_dump(),
                     "session_id": engine.session_id,
                     "parent_tool_use_id": frame.parent_tool_use_id,
-                    "uuid": frame.uuid or str(uuid.uuid4()),
+                    "uuid": message_id,
                     "isReplay": True,
                 }
             )
         self._turn_running = True
+        from agentcli.ui.rewind import begin_prompt
+
+        begin_prompt(engine, content, message_id)  # rewind_files names the prompt by this id
         try:
             async with contextlib.aclosing(engine.submit_message(content)) as messages:
                 async for message in messages:

@@ -164,3 +164,23 @@ async def test_compact_over_stream_json_emits_the_boundary_and_the_next_turn_sta
     assert isinstance(after[-1], ResultMessage) and after[-1].result == "It was 42."
     sent = server.requests[-1].body["messages"]
     assert "Summary: the user said 42." in sent[0]["content"][0]["text"]
+
+
+async def test_rewind_files_puts_the_files_back_as_they_were_before_a_user_message(sdk_options, project: Path):
+    """The SDK's ``rewind_files`` uses the session's checkpoints: the file the prompt created is gone again."""
+    from claude_agent_sdk import UserMessage
+
+    target = project / "notes.txt"
+    options, _server = sdk_options(
+        [tool_turn("Write", {"file_path": str(target), "content": "hello\n"}, "toolu_w1"), text_turn("Written.")],
+        permission_mode="acceptEdits",
+        enable_file_checkpointing=True,
+        extra_args={"replay-user-messages": None},
+    )
+    async with ClaudeSDKClient(options=options) as client:
+        await client.query("write the notes")
+        messages = [m async for m in client.receive_response()]
+        prompt_ids = [m.uuid for m in messages if isinstance(m, UserMessage) and m.uuid and isinstance(m.content, str)]
+        assert target.read_text() == "hello\n" and len(prompt_ids) == 1
+        await client.rewind_files(prompt_ids[0])
+    assert not target.exists()
