@@ -6,6 +6,7 @@ policy, and policy lives in ``retry.py`` where it can see the whole turn.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -78,8 +79,14 @@ class AnthropicClient:
         self.credentials = credentials
         self.idle_timeout_s = idle_timeout_s
         self._sdk_client: Any = None
+        self._building = threading.Lock()
+        """A warm-up in a thread and the first request may both build the client: only one may."""
 
     def _client(self) -> Any:
+        with self._building:
+            return self._build_client()
+
+    def _build_client(self) -> Any:
         if self._sdk_client is None:
             import anthropic
             import httpx2

@@ -8,6 +8,7 @@ the store keeps the last ``MAX_PROMPTS`` prompts and skips files over ``MAX_FILE
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -62,7 +63,13 @@ class CheckpointStore:
         self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         atomic_write_text(self.folder / INDEX, json.dumps(self._prompts, ensure_ascii=False), private=True)
 
-    def begin(self, prompt: str, before_uuid: str | None, message_id: str | None = None) -> int:
+    def save(self) -> None:
+        """Write the index (``begin`` leaves that to the caller: the prompt's request should not wait for a disk
+        sync); a failure only costs the list of prompts without file changes after a restart."""
+        with self._lock, contextlib.suppress(OSError):
+            self._save()
+
+    def begin(self, prompt: str, before_uuid: str | None, message_id: str | None = None, *, save: bool = True) -> int:
         """A new prompt starts; file changes from now on belong to it. Returns its number."""
         with self._lock:
             number = (self._prompts[-1]["number"] + 1) if self._prompts else 1
@@ -72,7 +79,8 @@ class CheckpointStore:
             for old in self._prompts[:-MAX_PROMPTS]:
                 shutil.rmtree(self.folder / str(old["number"]), ignore_errors=True)
             self._prompts = self._prompts[-MAX_PROMPTS:]
-            self._save()
+            if save:
+                self._save()
             return number
 
     def keep(self, path: Path) -> None:

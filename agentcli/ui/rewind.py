@@ -7,6 +7,7 @@ resumable, as Claude Code keeps it), with the checkpoints of the prompts before 
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import uuid
 from dataclasses import dataclass, field
@@ -68,7 +69,9 @@ def begin_prompt(engine: Any, prompt: str | list[dict[str, Any]], message_id: st
         else " ".join(b.get("text", "") for b in prompt if isinstance(b, dict) and b.get("type") == "text")
     )
     recorder = getattr(engine.config, "recorder", None)
-    store.begin(text, getattr(recorder, "last_uuid", None), message_id)
+    store.begin(text, getattr(recorder, "last_uuid", None), message_id, save=False)
+    # Written beside the request, not before it: a disk sync would delay the prompt.
+    asyncio.get_running_loop().run_in_executor(None, store.save)
 
 
 def prompt_label(checkpoint: Checkpoint) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import os
 import signal
 import sys
@@ -35,6 +34,7 @@ from agentcli.ui.session_setup import (
     credentials_problem,
     exit_epilogue,
     session_values,
+    warm_up,
 )
 from agentcli.ui.signals import exit_status, install
 from agentcli.ui.turn import Submission
@@ -171,8 +171,7 @@ class Repl:
         if engine.messages:
             self.view.notice(f"Resumed session {engine.session_id} ({len(engine.messages)} messages)")
             self._show_resumed()
-        # The SDK is imported on the first request; do it now, while the user is still typing.
-        self._spawn(asyncio.to_thread(importlib.import_module, "anthropic"))
+        self._spawn(asyncio.to_thread(warm_up, engine))
 
     def _show_resumed(self) -> None:
         engine = self.engine
