@@ -97,7 +97,8 @@ class ToolEnv:
     read_denied: Callable[[Path], bool] | None = None
     """Whether a ``Read(…)`` deny rule covers a file: searches (Grep, Glob) leave such files out of their results."""
     before_write: Callable[[Path], None] | None = None
-    """Called with a file's path just before Edit or Write changes it (checkpoints keep what it was)."""
+    """Called (in a thread) with a file's path just before a tool that changes it runs (checkpoints keep what it
+    was)."""
 
 
 @dataclass

@@ -120,12 +120,12 @@ class BashTool(Tool):
         content = "\n".join([text, *notes]).strip() if notes else text
         structured = {
             "stdout": result.stdout.rstrip("\n"),  # as Claude Code gives it to hooks and SDK readers
-            "stdoutLines": result.stdout_lines,
             "stderr": result.stderr.rstrip("\n"),
             "exitCode": result.exit_code,
             "interrupted": result.timed_out,
             "timedOut": result.timed_out,
             "cwd": str(env.state.shell_cwd),
+            "stdoutLines": result.stdout_lines,
         }
         return ToolOutput(content, is_error=result.timed_out or result.exit_code != 0, structured=structured)
 

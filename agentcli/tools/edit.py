@@ -10,7 +10,7 @@ from pydantic import Field
 
 from agentcli.files.text import TextFormat, with_newlines
 from agentcli.tools.base import Tool, ToolCall, ToolFailure, ToolInput, ToolOutput
-from agentcli.tools.filestate import before_change, refresh, remember, write_text
+from agentcli.tools.filestate import refresh, remember, write_text
 from agentcli.tools.paths import resolve
 from agentcli.tools.write import structured_patch, unified_patch
 
@@ -100,7 +100,6 @@ def _edit(path: Path, tool_input: EditInput, call: ToolCall, changed: list[str])
             if tool_input.replace_all
             else original.replace(old_string, new_string, 1)
         )
-    before_change(path, call.env)
     write_text(path, updated, current.format)
     remember(path, call.env.state, updated)
     return _result(path, original, updated, tool_input, new_string, position)
@@ -110,7 +109,6 @@ def _create(path: Path, tool_input: EditInput, call: ToolCall) -> ToolOutput:
     """An Edit with an empty ``old_string`` of a file that does not exist yet creates it."""
     if tool_input.old_string:
         raise ToolFailure(f"File does not exist: {path}")
-    before_change(path, call.env)
     write_text(path, tool_input.new_string, TextFormat())
     remember(path, call.env.state, tool_input.new_string)
     return _result(path, "", tool_input.new_string, tool_input, tool_input.new_string, 0)

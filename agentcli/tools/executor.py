@@ -18,8 +18,9 @@ from typing import Any
 from agentcli.api.accumulate import InvalidToolInput
 from agentcli.context.nested_memory import with_reminder
 from agentcli.events import NestedMessage, ToolFinished, ToolProgress, ToolStarted
-from agentcli.tools.base import ToolCall, ToolEnv, ToolFailure, ToolOutput, ToolRegistry, parse_input
+from agentcli.tools.base import Tool, ToolCall, ToolEnv, ToolFailure, ToolOutput, ToolRegistry, parse_input
 from agentcli.tools.output import limit_result
+from agentcli.tools.paths import resolve
 from agentcli.tools.permissions import CanUseTool
 
 DEFAULT_MAX_CONCURRENCY = 10
@@ -155,6 +156,7 @@ class StreamingToolExecutor:
             parsed = parse_input(tool, decision.updated_input)
             if isinstance(parsed, str):
                 return ToolOutput(f"<tool_use_error>{parsed}</tool_use_error>", is_error=True)
+        await self._before_change(tool, parsed)
         entry.started_at = time.monotonic()  # the time spent at a permission prompt is not the tool's
         self._push(ToolStarted(block["id"], name, parsed.model_dump(exclude_none=True, by_alias=True)))
         try:
@@ -170,6 +172,15 @@ class StreamingToolExecutor:
             if reminder is not None:
                 output.content = with_reminder(output.content, reminder)
         return output
+
+    async def _before_change(self, tool: Tool, parsed: Any) -> None:
+        """Tell the session a tool is about to change a file (its checkpoint keeps what the file holds now)."""
+        keep = self._env.before_write
+        if keep is None or tool.is_read_only(parsed):
+            return
+        target = tool.target_path(parsed)
+        if target is not None:
+            await asyncio.to_thread(keep, resolve(target, self._env.project_dir))
 
     def _finish(self, entry: _Entry, output: ToolOutput) -> None:
         if entry.status == "done":

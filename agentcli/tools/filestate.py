@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agentcli.files.atomic import AtomicWriteError, atomic_write
 from agentcli.files.text import DecodedText, TextFormat, UnencodableText, decode, encode
-from agentcli.tools.base import FileSnapshot, SessionToolState, ToolEnv, ToolFailure
+from agentcli.tools.base import FileSnapshot, SessionToolState, ToolFailure
 
 NOT_READ = "File has not been read yet. Read it first before writing to it."
 CHANGED = (
@@ -69,10 +69,6 @@ def changed_note(path: Path, before: str | None, after: str) -> str:
     if len(lines) > MAX_CHANGE_LINES:
         lines = [*lines[:MAX_CHANGE_LINES], f"… {len(lines) - MAX_CHANGE_LINES} more diff lines"]
     return f"{head} What changed:\n" + "\n".join(lines)
-def before_change(path: Path, env: ToolEnv) -> None:
-    """Tell the session a tool is about to change ``path`` (its checkpoint keeps the content it has now)."""
-    if env.before_write is not None:
-        env.before_write(path)
 
 
 def write_text(path: Path, text: str, fmt: TextFormat) -> None:

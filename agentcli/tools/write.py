@@ -11,7 +11,7 @@ from pydantic import Field
 
 from agentcli.files.text import TextFormat, with_newlines
 from agentcli.tools.base import Tool, ToolCall, ToolFailure, ToolInput, ToolOutput
-from agentcli.tools.filestate import before_change, remember, require_fresh, write_text
+from agentcli.tools.filestate import remember, require_fresh, write_text
 from agentcli.tools.paths import resolve
 
 
@@ -82,7 +82,6 @@ def _write(path: Path, content: str, call: ToolCall) -> ToolOutput:
         current = require_fresh(path, call.env.state)
         old, fmt = current.text, current.format
         content = with_newlines(content, fmt.newline)
-    before_change(path, call.env)
     write_text(path, content, fmt)
     remember(path, call.env.state, content)
     structured: dict[str, Any] = {
