@@ -12,9 +12,6 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-from agentcli.ui.mentions import with_mentions
-from agentcli.ui.rewind import begin_prompt
-
 Message = dict[str, Any]
 STOP_TIMEOUT_S = 5
 
@@ -23,6 +20,8 @@ class Submission:
     """The messages of one prompt, read from ``engine.submit_message`` in the background."""
 
     def __init__(self, engine: Any, prompt: str | list[dict[str, Any]]) -> None:
+        from agentcli.ui.rewind import begin_prompt  # here, not at import: off the first frame's path
+
         self.engine = engine
         begin_prompt(engine, prompt)
         self._queue: asyncio.Queue[Message | BaseException | None] = asyncio.Queue()
@@ -30,6 +29,8 @@ class Submission:
 
     async def _pump(self, prompt: str | list[dict[str, Any]]) -> None:
         try:
+            from agentcli.ui.mentions import with_mentions
+
             tool_env = getattr(getattr(self.engine, "config", None), "tool_env", None)
             if tool_env is not None:
                 prompt = await with_mentions(self.engine, prompt, tool_env.project_dir)
