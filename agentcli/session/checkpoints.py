@@ -153,6 +153,12 @@ class CheckpointStore:
                     problems.append(f"{shown}: {exc.strerror or exc}")
             return restored, problems
 
+    def copy_to(self, folder: Path) -> None:
+        """Copy the checkpoints for another session (a rewound conversation), while no write is under way."""
+        with self._lock:
+            if self.folder.exists():
+                shutil.copytree(self.folder, folder, dirs_exist_ok=True)
+
     def forget_from(self, number: int) -> None:
         """Drop prompt ``number`` and later ones (the conversation went back to before them)."""
         with self._lock:

@@ -8,7 +8,6 @@ resumable, as Claude Code keeps it), with the checkpoints of the prompts before 
 from __future__ import annotations
 
 import asyncio
-import shutil
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,8 +117,7 @@ def _fork_before(engine: Any, cwd: Path, store: CheckpointStore, chosen: Checkpo
     copy.record({"type": "system", "subtype": "session_fork", "forkedFrom": engine.session_id})
     copy.flush(durable=True)
     copy.close()
-    if store.folder.exists():
-        shutil.copytree(store.folder, checkpoint_dir(cwd, new_id), dirs_exist_ok=True)
+    store.copy_to(checkpoint_dir(cwd, new_id))
     CheckpointStore(checkpoint_dir(cwd, new_id)).forget_from(chosen.number)
     return new_id
 

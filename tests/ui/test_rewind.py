@@ -45,7 +45,7 @@ async def test_rewind_restores_the_conversation_and_the_files(make_app, project:
         await wait_for(pilot, lambda: app.session_id != first_session and app._engine_ready.is_set())
         await wait_for(pilot, lambda: app.prompt_input.text == "change notes")
         assert notes.read_text() == "v1\n"
-        assert "make notes" in screen_text(app)
+        await wait_for(pilot, lambda: "make notes" in screen_text(app))  # the kept history, drawn again
         app.prompt_input.clear_prompt()
         await send(pilot, "something else")
         await idle(pilot)
@@ -73,4 +73,5 @@ async def test_esc_twice_rewinds_the_files_only(make_app, project: Path):
         await pilot.press("down", "down", "enter")  # files only
         await wait_for(pilot, lambda: not notes.exists())
         await wait_for(pilot, lambda: "Restored 1 file" in screen_text(app))
-        assert app.session_id == session and "change notes" in screen_text(app)
+        assert app.session_id == session
+        await wait_for(pilot, lambda: "change notes" in screen_text(app))
