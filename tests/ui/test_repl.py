@@ -496,6 +496,8 @@ async def test_memory_opens_the_existing_memory_file_in_the_editor(
     await repl.wait_for("Memory file:")
     assert (project / "CLAUDE.md").read_text() == "Use tabs.\nNever push to main.\n"
     assert not (project / "AGENTS.md").exists()
+
+
 async def test_rewind_restores_the_conversation_and_the_files(start_repl, project: Path):
     """/rewind in --plain: a numbered list of prompts, then 1/2/3 for what goes back, as in the full-screen face."""
     notes = project / "notes.txt"
