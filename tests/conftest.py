@@ -91,6 +91,19 @@ async def collect(engine: Any, prompt: str) -> list[dict[str, Any]]:
     return [message async for message in engine.submit_message(prompt)]
 
 
+def hook_entry(
+    event: str, command: str, matcher: str | None = None, timeout: float | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """One command hook as settings hold it under ``"hooks"``: ``{event: [{"matcher": …, "hooks": [hook]}]}``."""
+    hook: dict[str, Any] = {"type": "command", "command": command}
+    if timeout is not None:
+        hook["timeout"] = timeout
+    group: dict[str, Any] = {"hooks": [hook]}
+    if matcher is not None:
+        group["matcher"] = matcher
+    return {event: [group]}
+
+
 @pytest.fixture
 def run_cli_env() -> Callable[..., dict[str, str]]:
     """The environment a CLI subprocess gets: the test's own, pointed at ``server``."""

@@ -11,6 +11,7 @@ from agentcli.session.export import conversation_markdown
 from agentcli.session.load import load_transcript
 from tests.conftest import collect
 from tests.messages import typed
+from tests.waiting import until
 
 FULL = "".join(f"word{n} " for n in range(80))
 MARKER = {"role": "user", "content": [{"type": "text", "text": INTERRUPTED_MARKER}]}
@@ -28,8 +29,7 @@ async def _interrupt_mid_answer(engine) -> list[dict]:
     def text_deltas() -> int:
         return sum(1 for m in seen if m["type"] == "stream_event" and m["event"].get("type") == "content_block_delta")
 
-    while text_deltas() < 10:  # part of the answer has streamed
-        await asyncio.sleep(0.005)
+    await until(lambda: text_deltas() >= 10, "part of the answer to stream", task=task)
     engine.interrupt()
     await asyncio.wait_for(task, 10)
     return seen
@@ -87,8 +87,7 @@ async def test_an_interrupt_before_any_text_adds_only_the_marker(fake_api, make_
     )
     engine = make_engine(server)
     task = asyncio.create_task(collect(engine, "hello"))
-    while not server.requests:
-        await asyncio.sleep(0.01)
+    await until(lambda: server.requests, "the request", task=task)
     engine.interrupt()
     await asyncio.wait_for(task, 10)
     assert typed(engine.messages) == typed([{"role": "user", "content": "hello"}, MARKER])

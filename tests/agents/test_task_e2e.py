@@ -14,6 +14,7 @@ from agentcli.api.pricing import cost_usd
 from agentcli.tools.process import group_alive
 from tests.conftest import collect
 from tests.messages import system_text, typed
+from tests.waiting import until
 
 
 def task(tool_id: str, prompt: str, agent: str = "general-purpose") -> dict[str, Any]:
@@ -138,13 +139,11 @@ async def test_interrupting_the_parent_stops_both_subagents(fake_api, make_engin
     engine = make_engine(server, permission_mode="bypassPermissions")
     running = asyncio.create_task(collect(engine, "delegate the waiting"))
     files = [project / "alpha.pgid", project / "beta.pgid"]
-    while not all(f.exists() and f.read_text().strip() for f in files):
-        assert not running.done(), running.result()
-        await asyncio.sleep(0.01)  # polling for the commands to have started
+    await until(lambda: all(f.exists() and f.read_text().strip() for f in files), "both commands", task=running)
     groups = [int(f.read_text()) for f in files]
     assert all(group_alive(g) for g in groups)
     engine.interrupt()
-    messages = await asyncio.wait_for(running, 10)
+    messages = await asyncio.wait_for(running, 60)
     assert messages[-1]["subtype"] == "error_during_execution"
     assert not any(group_alive(g) for g in groups)
     answered = [

@@ -5,19 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import collect
+from tests.conftest import collect, hook_entry
 from tests.hooks.conftest import settings_file
 from tests.messages import typed, without_cache_control
 
 
 def _hooks(event: str, command: str, matcher: str | None = None, timeout: float | None = None) -> str:
-    hook: dict = {"type": "command", "command": command}
-    if timeout:
-        hook["timeout"] = timeout
-    group: dict = {"hooks": [hook]}
-    if matcher is not None:
-        group["matcher"] = matcher
-    return json.dumps({"hooks": {event: [group]}})
+    """The ``--settings`` flag for one command hook."""
+    return json.dumps({"hooks": hook_entry(event, command, matcher, timeout)})
 
 
 TEXT = {"content": [{"type": "text", "text": "I am done."}]}

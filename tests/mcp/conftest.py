@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.waiting import wait_until
 
 DEMO_SERVER = Path(__file__).with_name("demo_server.py")
 
@@ -32,10 +33,9 @@ def http_server(tmp_path: Path) -> Iterator[Callable[[str], str]]:
             stderr=subprocess.DEVNULL,
         )
         processes.append(process)
-        while not port_file.exists():
-            if process.poll() is not None:
-                raise AssertionError(f"the {kind} demo server exited with {process.returncode}")
-            time.sleep(0.02)  # polling for the port file the server writes once it listens
+        # the server writes the port file once it listens
+        wait_until(lambda: port_file.exists() or process.poll() is not None, f"the {kind} demo server to listen")
+        assert process.poll() is None, f"the {kind} demo server exited with {process.returncode}"
         port = port_file.read_text()
         return f"http://127.0.0.1:{port}/mcp" if kind == "http" else f"http://127.0.0.1:{port}/sse"
 

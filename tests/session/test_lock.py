@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import pytest
 from agentcli.config.paths import sessions_dir
 from agentcli.session.store import TranscriptBusy, TranscriptStore
 from tests.session.conftest import text_turn
+from tests.waiting import wait_until
 
 
 def test_a_second_store_cannot_lock_a_locked_transcript(tmp_path: Path):
@@ -29,14 +29,6 @@ def test_a_second_store_cannot_lock_a_locked_transcript(tmp_path: Path):
     first.close()
     second.lock()
     second.close()
-
-
-def _wait(condition, what: str, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
 
 
 def test_a_second_process_is_refused_until_the_first_ends_even_by_sigkill(
@@ -53,7 +45,7 @@ def test_a_second_process_is_refused_until_the_first_ends_even_by_sigkill(
         stderr=subprocess.DEVNULL,
     )
     try:
-        _wait(lambda: slow.requests, "the first run's request")
+        wait_until(lambda: slow.requests, "the first run's request")
         path = sessions_dir(project) / f"{session_id}.jsonl"
         before = path.read_bytes()
         server = fake_api({"turns": [text_turn("forked answer"), text_turn("resumed answer")]})

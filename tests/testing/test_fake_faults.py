@@ -12,6 +12,7 @@ import httpx2
 import pytest
 
 from agentcli.testing import FakeAnthropicServer
+from tests.waiting import wait_until
 
 Serve = Callable[..., FakeAnthropicServer]
 ARGS: dict[str, Any] = {"model": "claude-test", "max_tokens": 1024, "messages": [{"role": "user", "content": "hi"}]}
@@ -214,7 +215,6 @@ def test_first_byte_delay_applies_to_faults(serve: Serve, client_for: Callable) 
 def test_a_client_that_dies_mid_body_sent_no_request():
     """Killed while sending: the half request is not judged (it never reached the API), only counted."""
     import socket
-    import time
 
     from agentcli.testing import FakeAnthropicServer
 
@@ -225,9 +225,7 @@ def test_a_client_that_dies_mid_body_sent_no_request():
                 b"POST /v1/messages HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n"
                 b'content-length: 500\r\n\r\n{"model": "claude'
             )
-        deadline = time.monotonic() + 30
-        while not server.incomplete_requests and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_until(lambda: server.incomplete_requests, "the half request to be counted")
         assert server.incomplete_requests == 1
         assert server.requests == []
         server.assert_all_valid()

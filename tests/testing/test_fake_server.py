@@ -13,6 +13,7 @@ import httpx2
 import pytest
 
 from agentcli.testing import FakeAnthropicServer
+from tests.waiting import wait_until
 
 Serve = Callable[..., FakeAnthropicServer]
 TRICKY = {"file_path": "/tmp/é/漢字/🎉.txt", "content": 'line "one"\nline\\two\ttab', "n": [1, 2.5, None, True]}
@@ -323,7 +324,7 @@ def test_keep_alive_connection_serves_many_requests(serve: Serve) -> None:
 
 def test_stop_interrupts_a_slow_stream(client_for: Callable) -> None:
     server = FakeAnthropicServer(
-        {"turns": [{"content": [{"type": "text", "text": "x" * 100, "chunks": 100}], "delay_ms": 200}]}
+        {"turns": [{"content": [{"type": "text", "text": "x" * 100, "chunks": 100}], "delay_ms": 3000}]}
     ).start()
     errors: list[BaseException] = []
 
@@ -336,15 +337,12 @@ def test_stop_interrupts_a_slow_stream(client_for: Callable) -> None:
 
     thread = threading.Thread(target=consume)
     thread.start()
-    deadline = time.monotonic() + 60
-    while not server.requests:  # the stream has begun
-        assert time.monotonic() < deadline, "the request never arrived"
-        time.sleep(0.01)
+    wait_until(lambda: server.requests, "the stream to begin")
     started = time.monotonic()
     server.stop()
     thread.join(timeout=60)
     assert not thread.is_alive()
-    assert time.monotonic() - started < 15  # cut, not played out (the stream lasts 20 s)
+    assert time.monotonic() - started < 200  # cut, not played out (the stream lasts 300 s)
     assert errors
 
 

@@ -16,16 +16,10 @@ import httpx2
 import pytest
 
 from agentcli.testing import FakeAnthropicServer
+from tests.waiting import wait_until
 
 Serve = Callable[..., FakeAnthropicServer]
 ARGS: dict[str, Any] = {"model": "claude-test", "max_tokens": 1024, "messages": [{"role": "user", "content": "hi"}]}
-
-
-def wait_until(condition: Callable[[], Any], timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {condition}"
-        time.sleep(0.01)
 
 
 def test_delay_between_events(serve: Serve, client_for: Callable) -> None:
@@ -86,8 +80,8 @@ def test_delayed_request_is_listed_at_once_and_abandoned_when_client_leaves(serv
     client = client_for(server, timeout=httpx2.Timeout(30.0, read=0.3))
     with pytest.raises(anthropic.APITimeoutError):
         client.messages.create(**ARGS)
-    wait_until(lambda: server.requests)
+    wait_until(lambda: server.requests, "the request")
     (record,) = server.requests
     assert record.turn_index == 0
-    wait_until(lambda: record.status is not None)
+    wait_until(lambda: record.status is not None, "the response status")
     assert record.status == 0  # the server noticed the hang-up instead of sleeping out its five minutes

@@ -13,6 +13,7 @@ from agentcli.tools.base import ToolCall, parse_input
 from agentcli.tools.bash import BashTool
 from agentcli.tools.process import group_alive
 from tests.tools.conftest import tool_named
+from tests.waiting import until
 
 
 async def test_runs_in_the_project_and_interleaves_stdout_and_stderr(run_tool, project: Path):
@@ -73,10 +74,7 @@ async def test_cancellation_kills_the_group_before_returning(env, project: Path)
     parsed = parse_input(tool, {"command": "echo $$ > pgid; sleep 30; sleep 30"})
     task = asyncio.create_task(tool.call(parsed, ToolCall(env, "toolu_cancel")))
     pgid_file = project / "pgid"
-    deadline = time.monotonic() + 60
-    while not (pgid_file.exists() and pgid_file.read_text().strip()):
-        assert time.monotonic() < deadline and not task.done(), "the command never started"
-        await asyncio.sleep(0.01)
+    await until(lambda: pgid_file.exists() and pgid_file.read_text().strip(), "the command to start", task=task)
     pgid = int(pgid_file.read_text())
     assert group_alive(pgid)
     task.cancel()
@@ -132,9 +130,13 @@ def test_concurrency_safety_follows_the_read_only_list():
     assert not tool.is_concurrency_safe(parsed("ls > listing.txt"))
 
 
-def test_no_test_leaves_a_sleep_behind():
-    """A guard for this module: everything above cleaned up after itself."""
+def test_no_test_leaves_a_sleep_behind(tmp_path_factory: pytest.TempPathFactory):
+    """A guard for this module: everything above cleaned up after itself.
+
+    Only this test process's own commands count (their HOME is in its temp folder): tests running beside it, in
+    other workers or other checkouts, may have their own ``sleep 30`` going."""
     mine = os.getpid()
+    home = f"HOME={tmp_path_factory.getbasetemp()}/".encode()
     leftovers = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -142,10 +144,12 @@ def test_no_test_leaves_a_sleep_behind():
         try:
             cmdline = Path(f"/proc/{name}/cmdline").read_bytes().split(b"\0")
             stat = Path(f"/proc/{name}/stat").read_text()
+            environ = Path(f"/proc/{name}/environ").read_bytes().split(b"\0")
         except OSError:
             continue
         state = stat[stat.rfind(")") + 2 :].split()[0]
-        if cmdline[:2] == [b"sleep", b"30"] and state != "Z":
+        ours = any(variable.startswith(home) for variable in environ)
+        if cmdline[:2] == [b"sleep", b"30"] and state != "Z" and ours:
             leftovers.append(name)
     assert leftovers == [], f"processes left running by tests in {mine}: {leftovers}"
 

@@ -14,6 +14,7 @@ from agentcli.events import ToolFinished, ToolProgress, ToolStarted
 from agentcli.tools.base import Tool, ToolCall, ToolEnv, ToolInput, ToolOutput, ToolRegistry
 from agentcli.tools.executor import INTERRUPTED, StreamingToolExecutor
 from agentcli.tools.permissions import PermissionDecision, allow_all
+from tests.waiting import until
 
 
 class SleepInput(ToolInput):
@@ -68,10 +69,7 @@ class WriteNap(SleepTool):
 
 async def running(timeline: Timeline, count: int) -> None:
     """Wait until ``count`` tools are inside their call."""
-    deadline = time.monotonic() + 60
-    while timeline.running < count:
-        assert time.monotonic() < deadline, "the tools never started"
-        await asyncio.sleep(0.005)
+    await until(lambda: timeline.running >= count, f"{count} tools to start")
 
 
 @pytest.fixture

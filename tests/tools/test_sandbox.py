@@ -16,6 +16,7 @@ import pytest
 from agentcli.tools.base import ToolEnv
 from agentcli.tools.sandbox import Sandbox, SandboxConfig
 from tests.conftest import collect
+from tests.waiting import until
 
 
 @pytest.fixture
@@ -38,8 +39,10 @@ def listener() -> Iterator[tuple[int, list[bytes]]]:
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     yield server.getsockname()[1], received
+    server.shutdown(socket.SHUT_RDWR)  # wakes the blocked accept(); close() alone would leave it waiting
     server.close()
-    thread.join(timeout=5)
+    thread.join(timeout=60)
+    assert not thread.is_alive()
 
 
 @pytest.fixture
@@ -177,13 +180,11 @@ async def test_an_interrupt_ends_everything_in_the_sandbox(fake_api, make_engine
     )
     engine = make_engine(server, permission_mode="bypassPermissions")
     task = asyncio.create_task(collect(engine, "run it"))
-    for _ in range(1000):
-        if (project / "started").exists() and len(_running(marker)) >= 2:
-            break
-        await asyncio.sleep(0.01)
-    assert len(_running(marker)) >= 2
+    await until(
+        lambda: (project / "started").exists() and len(_running(marker)) >= 2, "the sandboxed commands", task=task
+    )
     engine.interrupt()
-    messages = await asyncio.wait_for(task, 10)
+    messages = await asyncio.wait_for(task, 60)
     assert messages[-1]["subtype"] == "error_during_execution"
     assert _running(marker) == []
 

@@ -16,9 +16,19 @@ from agentcli.testing.sse import stream_frames
 from agentcli.tools.process import group_alive
 from tests.conftest import collect
 from tests.messages import without_cache_control
+from tests.waiting import until
 
 FRAME_DELAY_MS = 100
 TEXT_CHUNKS = 12
+
+
+def group_exists(pgid: int) -> bool:
+    """Whether any process, zombie or not, is still in the group."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def scripted_stream_s(scenario: dict[str, Any]) -> float:
@@ -133,10 +143,7 @@ async def test_interrupting_a_running_command_leaves_no_process(fake_api, make_e
     engine = make_engine(server, permission_mode="bypassPermissions", settings_flag='{"sandbox": {"enabled": false}}')
     task = asyncio.create_task(collect(engine, "run it"))
     pgid_file = project / "pgid"
-    deadline = time.monotonic() + 60
-    while not (pgid_file.exists() and pgid_file.read_text().strip()):
-        assert time.monotonic() < deadline and not task.done(), "the command never started"
-        await asyncio.sleep(0.01)
+    await until(lambda: pgid_file.exists() and pgid_file.read_text().strip(), "the command to start", task=task)
     pgid = int(pgid_file.read_text())
     assert group_alive(pgid)
     if how == "interrupt":
@@ -148,14 +155,7 @@ async def test_interrupting_a_running_command_leaves_no_process(fake_api, make_e
         with pytest.raises(asyncio.CancelledError):
             await asyncio.wait_for(task, 60)
     assert not group_alive(pgid)  # nothing of the group is running any more
-    deadline = time.monotonic() + 60
-    while True:  # and once reaped, the group is gone altogether
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            break
-        assert time.monotonic() < deadline, f"process group {pgid} still exists"
-        await asyncio.sleep(0.01)
+    await until(lambda: not group_exists(pgid), f"process group {pgid} to be gone")  # reaped, gone altogether
     if how == "cancel":
         return  # the caller cancelled the whole submission; interrupt() is how a face stops a turn and goes on
 

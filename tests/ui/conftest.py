@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +111,14 @@ async def idle(pilot: Any) -> None:
     await pilot.pause()
 
 
+@asynccontextmanager
+async def started(app: Any) -> AsyncIterator[Any]:
+    """A pilot on ``app`` at the test size, once its session has started: how nearly every pilot test begins."""
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        yield pilot
+
+
 def screen_text(app: Any) -> str:
     """The plain text of everything currently on screen."""
     return "\n".join(strip.text.rstrip() for strip in app.screen._compositor.render_strips())
@@ -118,6 +127,12 @@ def screen_text(app: Any) -> str:
 async def type_text(pilot: Any, text: str) -> None:
     for char in text:
         await pilot.press("space" if char == " " else char)
+
+
+async def send(pilot: Any, text: str) -> None:
+    """Type ``text`` into the prompt and press Enter."""
+    await type_text(pilot, text)
+    await pilot.press("enter")
 
 
 def last_user_text(server: FakeAnthropicServer) -> str:

@@ -14,6 +14,8 @@ from tests.ui.conftest import (
     idle,
     ready,
     screen_text,
+    send,
+    started,
     text_turn,
     tool_turn,
     type_text,
@@ -30,8 +32,7 @@ def request_text(server, index: int = -1) -> str:
 
 async def test_typing_and_sending_streams_the_answer(make_app):
     app, server = make_app([text_turn(ANSWER, chunks=12)])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
+    async with started(app) as pilot:
         await type_text(pilot, "hello there")
         assert app.prompt_input.text == "hello there"
         await pilot.press("enter")
@@ -47,8 +48,7 @@ async def test_typing_and_sending_streams_the_answer(make_app):
 
 async def test_shift_enter_and_ctrl_j_add_lines(make_app):
     app, server = make_app([text_turn("ok")])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
+    async with started(app) as pilot:
         await type_text(pilot, "one")
         await pilot.press("shift+enter")
         await type_text(pilot, "two")
@@ -67,13 +67,10 @@ async def test_enter_while_busy_queues_the_message(make_app, project: Path):
         [tool_turn("Bash", hold, "toolu_hold"), text_turn("first answer"), text_turn("second answer")],
         allowed_tools=["Bash"],
     )
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        await type_text(pilot, "first")
-        await pilot.press("enter")
+    async with started(app) as pilot:
+        await send(pilot, "first")
         await wait_for(pilot, lambda: app.busy)
-        await type_text(pilot, "second")
-        await pilot.press("enter")
+        await send(pilot, "second")
         assert app.status.state.queued == 1
         await wait_for_text(pilot, "1 queued")
         queued = app.conversation.query(UserPrompt).last()
@@ -115,18 +112,15 @@ async def test_queued_messages_can_be_edited_until_sent(make_app, project: Path)
 async def test_escape_interrupts_a_running_tool(make_app):
     slow = {"command": "echo started; sleep 20", "description": "wait"}
     app, server = make_app([tool_turn("Bash", slow, "toolu_slow"), text_turn("after the interrupt")])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        await type_text(pilot, "run it")
-        await pilot.press("enter")
+    async with started(app) as pilot:
+        await send(pilot, "run it")
         await wait_for(pilot, lambda: (t := app.conversation.tool("toolu_slow")) is not None and t.state == "running")
         await wait_for_text(pilot, "started", "Running…")
         await pilot.press("escape")
         await idle(pilot)
         await wait_for_text(pilot, "Interrupted")
         assert not app.conversation.tool("toolu_slow").running
-        await type_text(pilot, "go on")
-        await pilot.press("enter")
+        await send(pilot, "go on")
         await idle(pilot)
     assert "Interrupted by user" in request_text(server)
 
@@ -136,10 +130,8 @@ async def test_ctrl_o_opens_and_closes_the_transcript_while_streaming(make_app):
 
     long_text = "".join(f"Paragraph {n} of a long answer.\n\n" for n in range(40))
     app, _server = make_app([text_turn(long_text, chunks=200, delay_ms=60)])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        await type_text(pilot, "tell me")
-        await pilot.press("enter")
+    async with started(app) as pilot:
+        await send(pilot, "tell me")
         await wait_for(pilot, lambda: "Paragraph 2" in app.conversation.query(MarkdownView).last().source)
         await pilot.press("ctrl+o")
         assert isinstance(app.screen, TranscriptScreen)
@@ -163,8 +155,7 @@ async def test_transcript_shows_full_tool_input_and_output(make_app, project: Pa
     app, _server = make_app([tool_turn("Read", {"file_path": "src/app.py"}, "toolu_read"), text_turn("read it")])
     async with app.run_test(size=(120, 60)) as pilot:
         await ready(pilot)
-        await type_text(pilot, "read")
-        await pilot.press("enter")
+        await send(pilot, "read")
         await idle(pilot)
         text = await wait_for_text(pilot, "Read 2 lines")
         assert "return a + b" not in text
@@ -177,10 +168,8 @@ async def test_permission_dialog_allow_once(make_app, project: Path):
 
     write = {"file_path": "notes.md", "content": "hello\n"}
     app, _server = make_app([tool_turn("Write", write, "toolu_w"), text_turn("written")])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        await type_text(pilot, "write")
-        await pilot.press("enter")
+    async with started(app) as pilot:
+        await send(pilot, "write")
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
         await wait_for_text(pilot, "Allow Write(notes.md)?")
         await pilot.press("1")
@@ -194,14 +183,11 @@ async def test_permission_dialog_deny_with_a_reason(make_app, project: Path):
 
     write = {"file_path": "notes.md", "content": "hello\n"}
     app, server = make_app([tool_turn("Write", write, "toolu_w"), text_turn("ok, I won't")])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        await type_text(pilot, "write")
-        await pilot.press("enter")
+    async with started(app) as pilot:
+        await send(pilot, "write")
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
         await pilot.press("3")
-        await type_text(pilot, "use docs/ instead")
-        await pilot.press("enter")
+        await send(pilot, "use docs/ instead")
         await idle(pilot)
     assert not (project / "notes.md").exists()
     assert "use docs/ instead" in request_text(server)
@@ -215,10 +201,8 @@ async def test_permission_allow_for_session_does_not_ask_again(make_app, project
     app, _server = make_app(
         [tool_turn("Write", first, "toolu_a"), tool_turn("Write", second, "toolu_b"), text_turn("both written")]
     )
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        await type_text(pilot, "write both")
-        await pilot.press("enter")
+    async with started(app) as pilot:
+        await send(pilot, "write both")
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
         await pilot.press("2")
         await idle(pilot)
@@ -227,8 +211,7 @@ async def test_permission_allow_for_session_does_not_ask_again(make_app, project
 
 async def test_shift_tab_cycles_the_permission_mode(make_app):
     app, _server = make_app([text_turn("ok")])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
+    async with started(app) as pilot:
         seen = []
         for _ in range(2):
             await pilot.press("shift+tab")
@@ -254,16 +237,13 @@ async def test_shift_tab_cycles_the_permission_mode(make_app):
 async def test_history_is_persisted_and_recalled(make_app, tmp_path: Path):
     path = tmp_path / "hist.jsonl"
     app, _server = make_app([text_turn("one"), text_turn("two")], history=PromptHistory(path))
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
+    async with started(app) as pilot:
         for prompt in ("alpha prompt", "beta prompt"):
-            await type_text(pilot, prompt)
-            await pilot.press("enter")
+            await send(pilot, prompt)
             await idle(pilot)
     assert [json.loads(line)["text"] for line in path.read_text().splitlines()] == ["alpha prompt", "beta prompt"]
     app, _server = make_app([text_turn("three")], history=PromptHistory(path))
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
+    async with started(app) as pilot:
         await pilot.press("up")
         assert app.prompt_input.text == "beta prompt"
         await pilot.press("up")
@@ -271,15 +251,13 @@ async def test_history_is_persisted_and_recalled(make_app, tmp_path: Path):
         await pilot.press("down", "down")
         assert app.prompt_input.text == ""
         await pilot.press("ctrl+r")
-        await type_text(pilot, "alp")
-        await pilot.press("enter")
+        await send(pilot, "alp")
         assert app.prompt_input.text == "alpha prompt"
 
 
 async def test_slash_completion_and_theme_command(make_app):
     app, _server = make_app([text_turn("ok")])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
+    async with started(app) as pilot:
         await type_text(pilot, "/th")
         menu = app.query_one("#completions")
         assert menu.has_class("-visible")
@@ -298,21 +276,18 @@ async def test_slash_completion_and_theme_command(make_app):
 
 async def test_unknown_slash_command_is_not_sent(make_app):
     app, server = make_app([text_turn("ok")])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
+    async with started(app) as pilot:
         await type_text(pilot, "/nope")
         await pilot.press("escape", "enter")
         await wait_for_text(pilot, "Unknown command /nope")
-        await type_text(pilot, "/help")
-        await pilot.press("enter")
+        await send(pilot, "/help")
         await wait_for_text(pilot, "ctrl+o detailed transcript")
     assert server.requests == []
 
 
 async def test_at_path_completion(make_app):
     app, server = make_app([text_turn("ok")])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
+    async with started(app) as pilot:
         await type_text(pilot, "look at @src/a")
         await wait_for_text(pilot, "@src/app.py")
         await pilot.press("tab")
@@ -324,10 +299,8 @@ async def test_at_path_completion(make_app):
 
 async def test_bang_runs_a_shell_command_and_tells_the_model(make_app):
     app, server = make_app([text_turn("I see the output")])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        await type_text(pilot, "!echo shell-says-hi")
-        await pilot.press("enter")
+    async with started(app) as pilot:
+        await send(pilot, "!echo shell-says-hi")
         await app.workers.wait_for_complete()
         await wait_for(
             pilot,
@@ -339,8 +312,7 @@ async def test_bang_runs_a_shell_command_and_tells_the_model(make_app):
         block = app.conversation.query(ToolCallBlock).last()
         assert "shell-says-hi" in block.result["content"]
         assert server.requests == []
-        await type_text(pilot, "what did it print")
-        await pilot.press("enter")
+        await send(pilot, "what did it print")
         await idle(pilot)
     sent = request_text(server)
     assert "shell-says-hi" in sent and "bash-input" in sent
@@ -362,11 +334,9 @@ async def test_bang_output_stays_in_the_main_view(make_app):
 async def test_bang_commands_run_in_the_sandbox(make_app, project: Path, tmp_path: Path):
     outside = tmp_path / "bang-outside"
     app, _server = make_app([text_turn("ok")])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
+    async with started(app) as pilot:
         await app._engine_ready.wait()
-        await type_text(pilot, f"!touch inside-bang; touch {outside} /usr/bang-outside")
-        await pilot.press("enter")
+        await send(pilot, f"!touch inside-bang; touch {outside} /usr/bang-outside")
         await app.workers.wait_for_complete()
         await pilot.pause()
         block = app.conversation.query(ToolCallBlock).last()
@@ -376,8 +346,7 @@ async def test_bang_commands_run_in_the_sandbox(make_app, project: Path, tmp_pat
 
 async def test_ctrl_c_clears_then_exits(make_app):
     app, _server = make_app([text_turn("ok")])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
+    async with started(app) as pilot:
         await type_text(pilot, "draft")
         await pilot.press("ctrl+c")
         assert app.prompt_input.text == ""
@@ -389,8 +358,7 @@ async def test_ctrl_c_clears_then_exits(make_app):
 
 async def test_ctrl_d_keeps_the_draft_and_exits_on_the_second_press(make_app):
     app, _server = make_app([text_turn("ok")])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
+    async with started(app) as pilot:
         await type_text(pilot, "draft")
         await pilot.press("ctrl+d")
         await wait_for_text(pilot, "ctrl+d again to exit")
@@ -405,14 +373,12 @@ async def test_bad_settings_are_shown_once_and_dismissed(make_app, project: Path
     (project / ".agentcli").mkdir()
     (project / ".agentcli" / "settings.json").write_text("{ not json")
     app, _server = make_app([text_turn("still works")])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
+    async with started(app) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, MessageDialog))
         await wait_for_text(pilot, "not valid JSON")
         await pilot.press("enter")
         await wait_for(pilot, lambda: not isinstance(app.screen, MessageDialog))
-        await type_text(pilot, "hi")
-        await pilot.press("enter")
+        await send(pilot, "hi")
         await idle(pilot)
         await wait_for_text(pilot, "still works")
 
@@ -432,8 +398,7 @@ async def test_resume_picker_lists_and_resumes_a_session(make_app, make_engine, 
         await pilot.press("enter")
         await ready(pilot)
         await wait_for_text(pilot, "the earlier answer")
-        await type_text(pilot, "and then")
-        await pilot.press("enter")
+        await send(pilot, "and then")
         await idle(pilot)
     assert "an earlier question" in request_text(server)
 
@@ -458,8 +423,7 @@ async def test_a_long_write_keeps_the_choices_on_screen(make_app, project: Path)
     )
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        await type_text(pilot, "write")
-        await pilot.press("enter")
+        await send(pilot, "write")
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
         await wait_for(pilot, lambda: "3. No, and tell agentcli" in screen_text(app))
         text = screen_text(app)
@@ -478,8 +442,7 @@ async def test_a_one_line_edit_fits_a_small_terminal(make_app, project: Path):
     app, _server = make_app([tool_turn("Edit", edit, "toolu_e"), text_turn("swapped")])
     async with app.run_test(size=(60, 15)) as pilot:
         await ready(pilot)
-        await type_text(pilot, "edit")
-        await pilot.press("enter")
+        await send(pilot, "edit")
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
         await wait_for(pilot, lambda: "3. No, and tell agentcli" in screen_text(app))
         text = screen_text(app)
@@ -491,10 +454,8 @@ async def test_escape_in_the_permission_dialog_stops_the_turn(make_app, project:
 
     write = {"file_path": "notes.md", "content": "hello\n"}
     app, server = make_app([tool_turn("Write", write, "toolu_w"), text_turn("carrying on regardless")])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        await type_text(pilot, "write")
-        await pilot.press("enter")
+    async with started(app) as pilot:
+        await send(pilot, "write")
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
         await pilot.press("escape")
         await idle(pilot)
@@ -505,10 +466,8 @@ async def test_escape_in_the_permission_dialog_stops_the_turn(make_app, project:
 async def test_the_conversation_scrolls_from_the_keyboard(make_app):
     long_answer = "\n\n".join(f"Paragraph {n} of a long answer." for n in range(80))
     app, _server = make_app([text_turn(long_answer, chunks=20)])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        await type_text(pilot, "long")
-        await pilot.press("enter")
+    async with started(app) as pilot:
+        await send(pilot, "long")
         await idle(pilot)
         view = app.conversation
         await wait_for(pilot, lambda: view.max_scroll_y > 0 and view.scroll_y == view.max_scroll_y)

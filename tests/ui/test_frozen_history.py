@@ -15,7 +15,7 @@ from agentcli.ui.tui.themes import available_themes
 from agentcli.ui.tui.widgets import conversation as conversation_module
 from agentcli.ui.tui.widgets.conversation import Conversation, Segment
 from agentcli.ui.tui.widgets.frozen import FrozenBlock, FrozenLines
-from tests.ui.conftest import SIZE, idle, painted, ready, text_turn, wait_for, wait_for_text
+from tests.ui.conftest import idle, painted, started, text_turn, wait_for, wait_for_text
 from tests.ui.scripted import conversation as scripted
 
 
@@ -133,8 +133,7 @@ async def test_history_becomes_one_widget_and_the_transcript_keeps_everything():
 async def test_a_long_session_freezes_while_turns_keep_coming(make_app, monkeypatch):
     monkeypatch.setattr(conversation_module, "SEGMENT_SIZE", 2)
     app, server = make_app([text_turn(f"answer {n}") for n in range(4)])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
+    async with started(app) as pilot:
         for n in range(4):
             app.prompt_input.set_prompt(f"question {n}")
             await pilot.press("enter")

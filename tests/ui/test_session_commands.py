@@ -8,11 +8,14 @@ from pathlib import Path
 
 from agentcli.ui.tui.widgets.markdown_view import MarkdownView
 from agentcli.ui.tui.widgets.user_prompt import UserPrompt
+from tests.conftest import hook_entry
 from tests.ui.conftest import (
     SIZE,
     idle,
     ready,
     screen_text,
+    send,
+    started,
     text_turn,
     tool_turn,
     type_text,
@@ -21,31 +24,15 @@ from tests.ui.conftest import (
 )
 
 
-def hooks_setting(event: str, command: str, matcher: str | None = None, timeout: float | None = None) -> dict:
-    hook: dict = {"type": "command", "command": command}
-    if timeout is not None:
-        hook["timeout"] = timeout
-    group: dict = {"hooks": [hook]}
-    if matcher is not None:
-        group["matcher"] = matcher
-    return {event: [group]}
-
-
 def last_notice(app) -> str:
     from agentcli.ui.tui.widgets.notice import NoticeLine
 
     return app.conversation.query(NoticeLine).last().notice_text
 
 
-async def send(pilot, text: str) -> None:
-    await type_text(pilot, text)
-    await pilot.press("enter")
-
-
 async def test_export_writes_the_conversation_as_markdown(make_app, project: Path):
     app, _server = make_app([text_turn("Here is **the answer**.")])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
+    async with started(app) as pilot:
         await send(pilot, "what is up")
         await idle(pilot)
         await send(pilot, "/export")
@@ -62,8 +49,7 @@ async def test_export_writes_the_conversation_as_markdown(make_app, project: Pat
 
 async def test_export_before_anything_was_said(make_app, project: Path):
     app, server = make_app([text_turn("unused")])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
+    async with started(app) as pilot:
         await send(pilot, "/export")
         await wait_for_text(pilot, "Nothing to export yet")
     assert not list(project.glob("agentcli-conversation-*.md")) and server.requests == []
@@ -78,14 +64,14 @@ async def test_hooks_lists_each_hook_and_notes_untrusted_project_hooks(make_app,
         json.dumps(
             {
                 "hooks": {
-                    **hooks_setting("PreToolUse", "./check-bash.sh", matcher="Bash", timeout=10),
-                    **hooks_setting("Stop", "notify-send done"),
+                    **hook_entry("PreToolUse", "./check-bash.sh", matcher="Bash", timeout=10),
+                    **hook_entry("Stop", "notify-send done"),
                 }
             }
         )
     )
     (project / ".agentcli").mkdir()
-    (project / ".agentcli" / "settings.json").write_text(json.dumps({"hooks": hooks_setting("Stop", "make lint")}))
+    (project / ".agentcli" / "settings.json").write_text(json.dumps({"hooks": hook_entry("Stop", "make lint")}))
     app, _server = make_app([text_turn("ok")])
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
@@ -101,7 +87,7 @@ async def test_hooks_lists_each_hook_and_notes_untrusted_project_hooks(make_app,
 
 
 async def test_stop_hook_error_shows_a_notice_and_the_details_in_ctrl_o(make_app):
-    flag = json.dumps({"hooks": hooks_setting("Stop", "echo checking; echo 'lint failed' >&2; exit 1")})
+    flag = json.dumps({"hooks": hook_entry("Stop", "echo checking; echo 'lint failed' >&2; exit 1")})
     app, _server = make_app([text_turn("done")], settings_flag=flag)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -122,11 +108,10 @@ async def test_permission_dialog_runs_notification_hooks(make_app, project: Path
     from agentcli.ui.tui.screens.permission import PermissionScreen
 
     marker = tmp_path / "notified.json"
-    flag = json.dumps({"hooks": hooks_setting("Notification", f"cat > {marker}")})
+    flag = json.dumps({"hooks": hook_entry("Notification", f"cat > {marker}")})
     write = {"file_path": "notes.md", "content": "hi\n"}
     app, _server = make_app([tool_turn("Write", write, "toolu_w"), text_turn("written")], settings_flag=flag)
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
+    async with started(app) as pilot:
         await send(pilot, "write it")
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
         await wait_for(pilot, lambda: marker.exists() and marker.read_text().strip().endswith("}"))
@@ -139,10 +124,9 @@ async def test_permission_dialog_runs_notification_hooks(make_app, project: Path
 
 async def test_exiting_runs_session_end_hooks(make_app, tmp_path: Path):
     marker = tmp_path / "ended.json"
-    flag = json.dumps({"hooks": hooks_setting("SessionEnd", f"cat > {marker}")})
+    flag = json.dumps({"hooks": hook_entry("SessionEnd", f"cat > {marker}")})
     app, _server = make_app([text_turn("hello")], settings_flag=flag)
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
+    async with started(app) as pilot:
         await send(pilot, "hi")
         await idle(pilot)
         await pilot.press("ctrl+d", "ctrl+d")
@@ -160,8 +144,7 @@ async def test_resume_switches_to_an_earlier_session_in_place(make_app, make_eng
     engine.config.recorder.close()  # that run is over: the session is free to resume
     earlier_id = engine.session_id
     app, server = make_app([text_turn("a fresh answer"), text_turn("continuing")])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
+    async with started(app) as pilot:
         await send(pilot, "a fresh question")
         await idle(pilot)
         first_id = app.session_id
@@ -183,8 +166,7 @@ async def test_resume_switches_to_an_earlier_session_in_place(make_app, make_eng
 
 async def test_resume_with_no_other_session_keeps_this_one(make_app):
     app, _server = make_app([text_turn("ok")])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
+    async with started(app) as pilot:
         session_id = app.session_id
         await send(pilot, "/resume")
         await wait_for(pilot, lambda: "No other session in this folder" in screen_text(app))
@@ -231,16 +213,14 @@ async def test_a_session_open_elsewhere_is_offered_as_a_fork(make_app, make_engi
 async def test_completion_shows_argument_hints_in_brackets(make_app):
     """The menu used to read "[FILE]" as markup and drop it."""
     app, _server = make_app([text_turn("ok")])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
+    async with started(app) as pilot:
         await type_text(pilot, "/expo")
         await wait_for(pilot, lambda: "[FILE]" in screen_text(app))
 
 
 async def test_an_unknown_command_suggests_the_closest_one(make_app):
     app, server = make_app([text_turn("ok")])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
+    async with started(app) as pilot:
         await type_text(pilot, "/stauts")
         await pilot.press("escape", "enter")
         await wait_for(pilot, lambda: "Did you mean /status?" in screen_text(app))
@@ -249,8 +229,7 @@ async def test_an_unknown_command_suggests_the_closest_one(make_app):
 
 async def test_clear_starts_a_new_session_in_the_tui(make_app):
     app, server = make_app([text_turn("first"), text_turn("second")])
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
+    async with started(app) as pilot:
         await send(pilot, "hello")
         await idle(pilot)
         first = app.session_id

@@ -9,9 +9,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -19,15 +17,7 @@ from agentcli.config.paths import sessions_dir
 from agentcli.session.load import load_transcript
 from tests.session.conftest import text_turn
 from tests.ui.tmux import agentcli_in_tmux
-
-
-def _wait(condition: Callable[[], Any], what: str, timeout: float = 60) -> Any:
-    deadline = time.monotonic() + timeout
-    while not (value := condition()):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
-    return value
+from tests.waiting import wait_until
 
 
 def _alive(pid: int) -> bool:
@@ -64,8 +54,8 @@ class _LongCommand:
         return _long_command_turns(f"sleep {self.token} & touch {self.started.name}; wait")
 
     def wait_started(self) -> list[int]:
-        _wait(self.started.exists, "the command to start")
-        return _wait(lambda: _sleepers(self.token), "the command's child to appear")
+        wait_until(self.started.exists, "the command to start")
+        return wait_until(lambda: _sleepers(self.token), "the command's child to appear")
 
 
 def _long_command_turns(command: str) -> list[dict]:
@@ -81,7 +71,7 @@ def _long_command_turns(command: str) -> list[dict]:
 
 
 def _check_recorded_and_ended(project: Path, command: _LongCommand) -> None:
-    _wait(lambda: not _sleepers(command.token), "the command's child to end", timeout=30)
+    wait_until(lambda: not _sleepers(command.token), "the command's child to end")
     [path] = sessions_dir(project).glob("*.jsonl")
     transcript = load_transcript(path)
     assert transcript.warnings == [] and transcript.dangling == []  # nothing left open for a resume to repair
@@ -148,8 +138,8 @@ def test_interactive_faces(face: str, ending: str, fake_api, project: Path):
         agentcli = _agentcli_pid(pane)
         if ending == "SIGTERM":
             os.kill(agentcli, signal.SIGTERM)
-            terminal.wait_for(f"AGENTCLI-EXITED-{128 + signal.SIGTERM}", timeout=30)
+            terminal.wait_for(f"AGENTCLI-EXITED-{128 + signal.SIGTERM}")
         else:
             terminal.run("kill-server")  # the terminal goes away: its processes get SIGHUP
-            _wait(lambda: not _alive(agentcli), "agentcli to end after SIGHUP", timeout=30)
+            wait_until(lambda: not _alive(agentcli), "agentcli to end after SIGHUP")
     _check_recorded_and_ended(project, command)
