@@ -11,6 +11,7 @@ import pytest
 from tests.conftest import REPO_ROOT
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(1200)  # forty agentcli processes: minutes on a busy two-core machine
 def test_twenty_kill_points_all_resume(tmp_path):
     env = dict(os.environ)

@@ -8,6 +8,7 @@ import json
 import os
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -160,7 +161,7 @@ def _running(marker: str) -> list[str]:
 
 
 async def test_an_interrupt_ends_everything_in_the_sandbox(fake_api, make_engine, project: Path):
-    marker = "29.4321"
+    marker = f"29.{os.getpid()}{time.monotonic_ns() % 1_000_000}"  # this test's own, whatever else is running
     server = fake_api(
         {
             "turns": [

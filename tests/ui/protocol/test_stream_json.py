@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 from claude_agent_sdk._internal.message_parser import parse_message
 
 from tests.ui.protocol.conftest import AGENTCLI, text_turn, tool_turn
@@ -73,6 +74,7 @@ def test_stream_json_input_needs_stream_json_output(run_cli):
     assert proc.returncode == 2 and "--output-format stream-json" in proc.stderr
 
 
+@pytest.mark.slow
 def test_every_line_in_every_mode_parses_with_the_sdks_parser(project, fake_api, run_cli_env):
     readme = str(project / "README.md")
     scenario = [
@@ -178,6 +180,7 @@ def _send(proc: subprocess.Popen[str], frame: dict[str, Any] | str) -> None:
     proc.stdin.flush()
 
 
+@pytest.mark.slow
 def test_a_question_left_open_when_the_program_went_away_is_asked_once_on_the_next_start(
     project, fake_api, run_cli_env
 ):
