@@ -134,7 +134,7 @@ def run_cli(project: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
         server: FakeAnthropicServer | None = None,
         stdin: str | None = None,
         env: dict[str, str] | None = None,
-        timeout: float = 60,
+        timeout: float = 300,
     ) -> subprocess.CompletedProcess[str]:
         full_env = dict(os.environ)
         if server is not None:

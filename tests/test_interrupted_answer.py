@@ -11,7 +11,7 @@ from agentcli.session.export import conversation_markdown
 from agentcli.session.load import load_transcript
 from tests.conftest import collect
 from tests.messages import typed
-from tests.waiting import until
+from tests.waiting import DEADLINE_S, until
 
 FULL = "".join(f"word{n} " for n in range(80))
 MARKER = {"role": "user", "content": [{"type": "text", "text": INTERRUPTED_MARKER}]}
@@ -31,7 +31,7 @@ async def _interrupt_mid_answer(engine) -> list[dict]:
 
     await until(lambda: text_deltas() >= 10, "part of the answer to stream", task=task)
     engine.interrupt()
-    await asyncio.wait_for(task, 10)
+    await asyncio.wait_for(task, DEADLINE_S)
     return seen
 
 
@@ -89,6 +89,6 @@ async def test_an_interrupt_before_any_text_adds_only_the_marker(fake_api, make_
     task = asyncio.create_task(collect(engine, "hello"))
     await until(lambda: server.requests, "the request", task=task)
     engine.interrupt()
-    await asyncio.wait_for(task, 10)
+    await asyncio.wait_for(task, DEADLINE_S)
     assert typed(engine.messages) == typed([{"role": "user", "content": "hello"}, MARKER])
     assert (await collect(engine, "again"))[-1]["result"] == "ok"

@@ -15,7 +15,7 @@ import pytest
 from agentcli.config.paths import sessions_dir
 from agentcli.session.store import TranscriptBusy, TranscriptStore
 from tests.session.conftest import text_turn
-from tests.waiting import wait_until
+from tests.waiting import DEADLINE_S, wait_until
 
 
 def test_a_second_store_cannot_lock_a_locked_transcript(tmp_path: Path):
@@ -61,11 +61,11 @@ def test_a_second_process_is_refused_until_the_first_ends_even_by_sigkill(
         assert fork.returncode == 0, fork.stderr
         assert fork.stdout == "forked answer\n"
         first.send_signal(signal.SIGKILL)
-        first.wait(timeout=30)
+        first.wait(timeout=DEADLINE_S)
         resumed = run_cli("-p", "--resume", session_id, "third", server=server)
         assert resumed.returncode == 0, resumed.stderr
         assert resumed.stdout == "resumed answer\n"
     finally:
         if first.poll() is None:
             first.kill()
-            first.wait(timeout=30)
+            first.wait(timeout=DEADLINE_S)

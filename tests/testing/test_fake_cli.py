@@ -11,6 +11,7 @@ from pathlib import Path
 import anthropic
 
 from agentcli.testing import FakeAnthropicServer
+from tests.waiting import DEADLINE_S
 
 SECRET = "sk-ant-api03-not-a-real-key-0123456789"
 
@@ -43,7 +44,7 @@ def test_cli_prints_port_serves_and_stops(tmp_path: Path) -> None:
         assert message.content[-1].type == "tool_use"
     finally:
         process.terminate()
-        _, stderr = process.communicate(timeout=10)
+        _, stderr = process.communicate(timeout=DEADLINE_S)
     assert process.returncode == 0, stderr
     text = log.read_text()
     assert SECRET not in text
@@ -56,7 +57,7 @@ def test_cli_reports_a_bad_scenario(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"turns": [{"oops": 1}]}')
     command = [sys.executable, "-m", "agentcli.testing.fake_api", "--scenario", str(bad)]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=20)
+    result = subprocess.run(command, capture_output=True, text=True, timeout=DEADLINE_S)
     assert result.returncode == 2
     assert "cannot start" in result.stderr and result.stdout == ""
 

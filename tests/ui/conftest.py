@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from agentcli.testing import FakeAnthropicServer
+from tests.waiting import DEADLINE_S
 
 SIZE = (100, 36)
 
@@ -67,7 +68,7 @@ def make_app(project: Path, fake_api: Callable[..., FakeAnthropicServer], tmp_pa
     return make
 
 
-async def wait_for(pilot: Any, condition: Callable[[], Any], timeout: float = 60.0) -> None:
+async def wait_for(pilot: Any, condition: Callable[[], Any], timeout: float = DEADLINE_S) -> None:
     """Let the app run until ``condition()`` holds (a condition, never a fixed time: the machine may be busy)."""
     from textual.css.query import NoMatches  # noqa: TID251
 
@@ -84,7 +85,7 @@ async def wait_for(pilot: Any, condition: Callable[[], Any], timeout: float = 60
         await pilot.pause(0.02)
 
 
-async def wait_for_text(pilot: Any, *needles: str, timeout: float = 60.0) -> str:
+async def wait_for_text(pilot: Any, *needles: str, timeout: float = DEADLINE_S) -> str:
     """The screen's text once every one of ``needles`` is painted on it."""
     app = pilot.app
     await wait_for(pilot, lambda: all(needle in screen_text(app) for needle in needles), timeout)

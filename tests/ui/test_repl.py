@@ -26,6 +26,7 @@ from agentcli.ui.session_setup import SessionSetup
 from tests.conftest import collect
 from tests.messages import typed
 from tests.ui.conftest import text_turn, tool_turn
+from tests.waiting import DEADLINE_S
 
 ANSWER = "Here is **the answer**:\n\n```python\nprint('hi')\n```\n\nDone."
 ENTER = "\r"
@@ -49,7 +50,7 @@ class Driver:
         assert isinstance(file, io.StringIO)
         return file.getvalue()
 
-    async def until(self, condition: Callable[[], Any], timeout: float = 60.0) -> None:
+    async def until(self, condition: Callable[[], Any], timeout: float = DEADLINE_S) -> None:
         deadline = time.monotonic() + timeout
         while not condition():
             if self.task.done():
@@ -59,7 +60,7 @@ class Driver:
                 raise AssertionError(f"timed out waiting for {condition}; the REPL printed:\n{self.output}")
             await asyncio.sleep(0.01)
 
-    async def wait_for(self, needle: str, timeout: float = 60.0) -> None:
+    async def wait_for(self, needle: str, timeout: float = DEADLINE_S) -> None:
         await self.until(lambda: needle in self.output, timeout)
 
     async def idle(self) -> None:

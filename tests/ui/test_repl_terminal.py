@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.ui.tmux import Tmux, agentcli_in_tmux
+from tests.waiting import DEADLINE_S
 
 
 @pytest.fixture
@@ -55,7 +56,7 @@ def test_plain_without_credentials_says_what_to_do(
             text=True,
             cwd=project,
             env=run_cli_env(),
-            timeout=30,
+            timeout=DEADLINE_S,
         )
     finally:
         os.close(follower)

@@ -17,7 +17,7 @@ from agentcli.config.paths import sessions_dir
 from agentcli.session.load import load_transcript
 from tests.session.conftest import text_turn
 from tests.ui.tmux import agentcli_in_tmux
-from tests.waiting import wait_until
+from tests.waiting import DEADLINE_S, wait_until
 
 
 def _alive(pid: int) -> bool:
@@ -106,7 +106,7 @@ def test_headless(signum: int, fake_api, project: Path, run_cli_env):
     )
     command.wait_started()
     proc.send_signal(signum)
-    out, err = proc.communicate(timeout=30)
+    out, err = proc.communicate(timeout=DEADLINE_S)
     assert proc.returncode == 128 + signum, err
     assert "Traceback" not in err
     if signum != signal.SIGHUP:  # after SIGHUP there is no terminal to print to

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.waiting import DEADLINE_S
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -42,14 +44,14 @@ class Tmux:
     def type(self, text: str) -> None:
         self.run("send-keys", "-t", self.session, "-l", text)
 
-    def wait_for(self, *needles: str, timeout: float = 60.0) -> str:
+    def wait_for(self, *needles: str, timeout: float = DEADLINE_S) -> str:
         """The screen once every one of ``needles`` is on it (a frame may be half painted: wait for all)."""
         return self.wait_until(lambda screen: all(needle in screen for needle in needles), repr(needles), timeout)
 
-    def wait_gone(self, needle: str, timeout: float = 60.0) -> str:
+    def wait_gone(self, needle: str, timeout: float = DEADLINE_S) -> str:
         return self.wait_until(lambda screen: needle not in screen, f"{needle!r} gone", timeout)
 
-    def wait_until(self, condition: Callable[[str], bool], what: str, timeout: float = 60.0) -> str:
+    def wait_until(self, condition: Callable[[str], bool], what: str, timeout: float = DEADLINE_S) -> str:
         deadline = time.monotonic() + timeout
         while True:
             screen = self.screen()
