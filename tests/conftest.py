@@ -20,6 +20,11 @@ from agentcli.testing import FakeAnthropicServer
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
+# The suite starts a few hundred Python processes (agentcli runs, fake servers, workers): let them reuse compiled
+# bytecode (git-ignored __pycache__) instead of compiling agentcli and the tests from source each time, even where
+# PYTHONDONTWRITEBYTECODE is set. Subprocesses get the same through hermetic_home's environment.
+sys.dont_write_bytecode = False
+
 # Property tests judge results, never speed: no per-example deadline and no "too slow" verdict on a busy machine.
 settings.register_profile("busy-machine", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("busy-machine")
@@ -42,6 +47,7 @@ def hermetic_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in list(os.environ):
         if name.startswith(("ANTHROPIC_", "AGENTCLI_", "CLAUDE_")):
             monkeypatch.delenv(name)
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
     # Backoff starts at 10 ms instead of 500 ms (the same knob users have); tests of real delays override it.
     monkeypatch.setenv("AGENTCLI_RETRY_BASE_DELAY_MS", "10")
     return home
