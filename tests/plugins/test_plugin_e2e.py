@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import collect
+from tests.messages import sent_text
 
 PLUGIN = Path(__file__).with_name("example-plugin")
 
@@ -83,3 +84,12 @@ async def test_plugins_enabled_in_settings_and_broken_ones_reported(fake_api, ma
     assert "Skill" in [t["name"] for t in server.requests[0].body["tools"]]
     assert any("not a plugin folder" in n for n in notices)
     assert any("only local plugin folders are supported" in n for n in notices)
+
+
+async def test_the_plugins_command_runs_as_a_slash_command(fake_api, make_engine, project: Path):
+    server = fake_api({"turns": [{"content": [{"type": "text", "text": "Hello, Ada!"}]}]})
+    engine = make_engine(server, plugin_dirs=[str(PLUGIN)])
+    messages = await collect(engine, "/greet Ada")
+    assert "greet" in messages[0]["slash_commands"]
+    assert "Greet Ada warmly, in the example plugin's style." in sent_text(server.requests[0].body["messages"][-1])
+    assert messages[-1]["result"] == "Hello, Ada!"

@@ -6,15 +6,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from agentcli.api.cache import without_cache_control
+from agentcli.context.user_context import is_user_context_block
 from tests.ui.conftest import SIZE, idle, ready, text_turn, type_text
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + b"\x00" * 40
 
 
 def last_user_content(server) -> list:
+    """The blocks of the last prompt sent, without the session's user context and the cache marker."""
     content = server.requests[-1].body["messages"][-1]["content"]
     assert isinstance(content, list), content
-    return content
+    return [without_cache_control(block) for block in content if not is_user_context_block(block)]
 
 
 async def test_file_folder_and_a_denied_file_in_the_tui(make_app, project: Path):
