@@ -72,7 +72,8 @@ def main() -> None:
         help="compile agentcli's modules on every start, as with PYTHONDONTWRITEBYTECODE",
     )
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
+    # The last agentcli may still be writing bytecode as tmux goes away: a leftover file must not fail the run.
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as folder:
         home = Path(folder)
         (home / "config").mkdir()
         (home / "data").mkdir()
