@@ -47,3 +47,13 @@ def sent_text(message: dict[str, Any]) -> str:
     if isinstance(content, str):
         return content
     return "\n".join(str(b.get("text", "")) for b in content if not is_user_context_block(b))
+
+
+def tool_result(request: Any, tool_id: str) -> dict[str, Any]:
+    """The tool_result block answering ``tool_id`` in a recorded request."""
+    for message in request.body["messages"]:
+        if message["role"] == "user" and isinstance(message["content"], list):
+            for block in message["content"]:
+                if block.get("type") == "tool_result" and block["tool_use_id"] == tool_id:
+                    return block
+    raise AssertionError(f"no tool_result for {tool_id}")

@@ -5,6 +5,7 @@ atomically in the file's own encoding, BOM and line endings."""
 from __future__ import annotations
 
 import difflib
+import os
 from pathlib import Path
 
 from agentcli.files.atomic import AtomicWriteError, atomic_write
@@ -26,18 +27,27 @@ def read_decoded(path: Path) -> DecodedText:
         raise ToolFailure(f"Could not read {path}: {exc.strerror or exc}") from None
 
 
-def require_fresh(path: Path, state: SessionToolState) -> DecodedText:
-    """The file's current text, provided the model read it and it has not changed since; else a ToolFailure."""
+def _current(path: Path, state: SessionToolState) -> tuple[DecodedText, FileSnapshot | None, os.stat_result]:
+    """The file's current text, what the model saw of it when that differs (None: unchanged since read, or only
+    touched), and the file's stat taken before the text was read. Raises ToolFailure when the model never read it."""
     snapshot = state.read_files.get(str(path))
     if snapshot is None:
         raise ToolFailure(NOT_READ)
     stat = path.stat()
     current = read_decoded(path)
     if stat.st_mtime_ns == snapshot.mtime_ns and stat.st_size == snapshot.size:
-        return current
+        return current, None, stat
     if snapshot.content is not None and current.text == snapshot.content:
-        return current  # touched but not changed
-    raise ToolFailure(CHANGED)
+        return current, None, stat
+    return current, snapshot, stat
+
+
+def require_fresh(path: Path, state: SessionToolState) -> DecodedText:
+    """The file's current text, provided the model read it and it has not changed since; else a ToolFailure."""
+    current, seen, _stat = _current(path, state)
+    if seen is not None:
+        raise ToolFailure(CHANGED)
+    return current
 
 
 MAX_CHANGE_LINES = 40
@@ -47,17 +57,11 @@ def refresh(path: Path, state: SessionToolState) -> tuple[DecodedText, str | Non
     """The file's current text for an Edit, and a note for the model when it changed on disk since it was read
     (a formatter hook, the user): the new text becomes what the model has seen, so the Edit is judged against it
     rather than refused. Raises ToolFailure when the model never read the file."""
-    snapshot = state.read_files.get(str(path))
-    if snapshot is None:
-        raise ToolFailure(NOT_READ)
-    stat = path.stat()
-    current = read_decoded(path)
-    if stat.st_mtime_ns == snapshot.mtime_ns and stat.st_size == snapshot.size:
-        return current, None
-    if snapshot.content is not None and current.text == snapshot.content:
+    current, seen, stat = _current(path, state)
+    if seen is None:
         return current, None
     state.read_files[str(path)] = FileSnapshot(stat.st_mtime_ns, stat.st_size, current.text)
-    return current, changed_note(path, snapshot.content, current.text)
+    return current, changed_note(path, seen.content, current.text)
 
 
 def changed_note(path: Path, before: str | None, after: str) -> str:

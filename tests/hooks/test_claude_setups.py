@@ -10,7 +10,7 @@ from typing import Any
 
 from agentcli.context.user_context import is_user_context_block
 from tests.conftest import collect
-from tests.messages import sent_text
+from tests.messages import sent_text, tool_result
 
 DONE = {"content": [{"type": "text", "text": "All done."}]}
 
@@ -39,15 +39,6 @@ def command(name: str, matcher: str | None = None, **extra: Any) -> list[dict[st
     return [group]
 
 
-def result_of(request: Any, tool_id: str) -> dict[str, Any]:
-    for message in request.body["messages"]:
-        if message["role"] == "user" and isinstance(message["content"], list):
-            for block in message["content"]:
-                if block.get("type") == "tool_result" and block["tool_use_id"] == tool_id:
-                    return block
-    raise AssertionError(f"no tool_result for {tool_id}")
-
-
 def text_of(block: dict[str, Any]) -> str:
     content = block.get("content")
     return content if isinstance(content, str) else "".join(part.get("text", "") for part in content or [])
@@ -70,7 +61,7 @@ async def test_bash_jq_guard_blocks_with_exit_2(fake_api, make_engine, project: 
     server = fake_api({"turns": [tool_turn("Bash", {"command": "rm -rf build"}, "toolu_1"), DONE]})
     engine = make_engine(server, trust_project=True, allowed_tools=["Bash"])
     await collect(engine, "clean up")
-    denied = result_of(server.requests[1], "toolu_1")
+    denied = tool_result(server.requests[1], "toolu_1")
     assert denied["is_error"] and "rm -rf is not allowed" in text_of(denied)
     assert (project / "build").is_dir()
 
@@ -97,7 +88,7 @@ async def test_python_guard_denies_with_permission_decision(fake_api, make_engin
     (project / ".env").write_text("TOKEN=abc\n")
     server = fake_api({"turns": [tool_turn("Read", {"file_path": str(project / ".env")}, "toolu_1"), DONE]})
     await collect(make_engine(server, trust_project=True), "what is the token?")
-    denied = result_of(server.requests[1], "toolu_1")
+    denied = tool_result(server.requests[1], "toolu_1")
     assert denied["is_error"] and "holds secrets" in text_of(denied) and "TOKEN" not in text_of(denied)
 
 
@@ -148,7 +139,7 @@ async def test_allow_ask_and_the_old_approve(fake_api, make_engine, project: Pat
     await collect(make_engine(server, trust_project=True), "write them")
     assert (project / "docs" / "a.md").read_text() == "# A\n"
     assert (project / "legacy" / "b.txt").read_text() == "b\n"
-    asked = result_of(server.requests[-1], "toolu_src")
+    asked = tool_result(server.requests[-1], "toolu_src")
     assert asked["is_error"] and not (project / "src" / "c.py").exists()  # ask in -p: nobody can answer
 
 
@@ -181,7 +172,7 @@ async def test_node_formatter_then_an_edit_of_the_same_file(fake_api, make_engin
     server = fake_api({"turns": turns})
     await collect(make_engine(server, trust_project=True, allowed_tools=["Write", "Edit"]), "make app.js")
     assert path.read_text() == "const name = 'demo';\nconsole.log(name);\n"
-    edited = result_of(server.requests[2], "toolu_e")
+    edited = tool_result(server.requests[2], "toolu_e")
     assert not edited.get("is_error")
     assert f"Note: {path} was changed on disk" in text_of(edited) and "+const name = 'app';" in text_of(edited)
 
@@ -270,7 +261,7 @@ async def test_prompt_hook_on_pre_tool_use_denies(fake_api, make_engine, project
     judge = {"content": [{"type": "text", "text": '{"ok": false, "reason": "curl to an unknown host"}'}]}
     server = fake_api({"turns": [tool_turn("Bash", {"command": "curl http://x.example"}, "toolu_1"), judge, DONE]})
     await collect(make_engine(server, trust_project=True, allowed_tools=["Bash"]), "fetch it")
-    denied = result_of(server.requests[2], "toolu_1")
+    denied = tool_result(server.requests[2], "toolu_1")
     assert denied["is_error"] and "curl to an unknown host" in text_of(denied)
 
 

@@ -33,15 +33,6 @@ def last_user_text(request: Any) -> str:
     return text(request.body)
 
 
-def tool_result(request: Any, tool_id: str) -> dict[str, Any]:
-    for message in request.body["messages"]:
-        if message["role"] == "user" and isinstance(message["content"], list):
-            for block in message["content"]:
-                if block.get("type") == "tool_result" and block["tool_use_id"] == tool_id:
-                    return block
-    raise AssertionError(f"no tool_result for {tool_id}")
-
-
 def result_text(block: dict[str, Any]) -> str:
     content = block.get("content")
     if isinstance(content, str):

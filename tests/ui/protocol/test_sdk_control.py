@@ -14,8 +14,8 @@ from claude_agent_sdk import (
     StreamEvent,
 )
 
-from tests.messages import typed
-from tests.ui.protocol.conftest import conversation, result_text, text_turn, tool_result, tool_turn
+from tests.messages import tool_result, typed
+from tests.ui.protocol.conftest import conversation, result_text, text_turn, tool_turn
 
 
 async def test_interrupt_mid_stream_ends_the_turn_and_the_next_prompt_still_runs(sdk_options):

@@ -8,7 +8,8 @@ from typing import Any
 
 from claude_agent_sdk import ResultMessage, SystemMessage, create_sdk_mcp_server, tool
 
-from tests.ui.protocol.conftest import collect, result_text, text_turn, tool_result, tool_turn
+from tests.messages import tool_result
+from tests.ui.protocol.conftest import collect, result_text, text_turn, tool_turn
 
 
 def calculator(calls: list[dict[str, Any]]) -> Any:

@@ -8,7 +8,8 @@ import pytest
 from claude_agent_sdk import ClaudeSDKClient, HookEventMessage, HookMatcher, ResultMessage, SystemMessage
 from claude_agent_sdk._errors import ResultError
 
-from tests.ui.protocol.conftest import collect, last_user_text, result_text, text_turn, tool_result, tool_turn
+from tests.messages import tool_result
+from tests.ui.protocol.conftest import collect, last_user_text, result_text, text_turn, tool_turn
 
 
 async def test_hook_callbacks_add_context_and_deny_a_tool(sdk_options, project: Path):
