@@ -170,8 +170,7 @@ async def test_cancelling_the_task_directly_still_answers_open_tool_calls(fake_a
     engine.config.registry = ToolRegistry([ReadTool(), WaitTool()])
     WaitTool.started = 0
     task = asyncio.create_task(collect(engine, "start"))
-    while not WaitTool.started:
-        await asyncio.sleep(0.01)
+    await until(lambda: WaitTool.started, "the tool to start", task=task)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
