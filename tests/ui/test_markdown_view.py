@@ -7,6 +7,7 @@ from textual.containers import VerticalScroll  # noqa: TID251
 
 from agentcli.ui.tui.markdown_blocks import open_fence, split_blocks
 from agentcli.ui.tui.widgets.markdown_view import MarkdownView
+from tests.waiting import until
 
 DOC = """# Title
 
@@ -145,8 +146,7 @@ async def test_a_burst_shows_its_end_first_and_the_rest_when_painted_or_idle(mon
             deferred_at_first = view._deferred
             assert "The end." in view.render_line(len(view._done_lines) - 1).text
             if wait_for_backfill:
-                while view._deferred:
-                    await pilot.pause(0.05)
+                await until(lambda: not view._deferred, "the blocks above to be rendered once the stream paused")
             lines: list[str] = []
             while len(lines) < len(view._done_lines):  # top down: each painted block is rendered before it is read
                 lines.append(view.render_line(len(lines)).text.rstrip())
