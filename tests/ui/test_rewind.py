@@ -23,17 +23,21 @@ def two_prompts_of_edits(notes: Path) -> list[dict]:
     ]
 
 
+async def send_both_prompts(pilot) -> None:
+    """The two prompts of :func:`two_prompts_of_edits`, each answered before the next."""
+    await ready(pilot)
+    for prompt in ("make notes", "change notes"):
+        await send(pilot, prompt)
+        await idle(pilot)
+
+
 async def test_rewind_restores_the_conversation_and_the_files(make_app, project: Path):
     """Picking the second prompt puts the file back as the first prompt left it, continues in a conversation
     without the second prompt, and returns that prompt to the input for editing."""
     notes = project / "notes.txt"
     app, server = make_app(two_prompts_of_edits(notes), permission_mode="acceptEdits")
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        await send(pilot, "make notes")
-        await idle(pilot)
-        await send(pilot, "change notes")
-        await idle(pilot)
+        await send_both_prompts(pilot)
         assert notes.read_text() == "v2\n"
         first_session = app.session_id
         await send(pilot, "/rewind")
@@ -60,11 +64,7 @@ async def test_esc_twice_rewinds_the_files_only(make_app, project: Path):
     notes = project / "notes.txt"
     app, _server = make_app(two_prompts_of_edits(notes), permission_mode="acceptEdits")
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        await send(pilot, "make notes")
-        await idle(pilot)
-        await send(pilot, "change notes")
-        await idle(pilot)
+        await send_both_prompts(pilot)
         session = app.session_id
         await pilot.press("escape", "escape")
         await wait_for(pilot, lambda: "Rewind to before which prompt?" in screen_text(app))
