@@ -6,6 +6,7 @@ from textual.app import App, ComposeResult  # noqa: TID251
 from textual.containers import VerticalScroll  # noqa: TID251
 
 from agentcli.ui.tui.markdown_blocks import open_fence, split_blocks
+from agentcli.ui.tui.widgets import markdown_view
 from agentcli.ui.tui.widgets.markdown_view import MarkdownView
 from tests.waiting import until
 
@@ -137,24 +138,26 @@ async def test_a_burst_shows_its_end_first_and_the_rest_when_painted_or_idle(mon
 
     async def rendered(eager: int, *, wait_for_backfill: bool) -> tuple[list[str], int]:
         monkeypatch.setattr(MarkdownView, "_eager_lines", lambda _view: eager)
+        # Without waiting, the idle back-fill never comes (however slow the machine): only painting renders blocks.
+        monkeypatch.setattr(markdown_view, "BACKFILL_DELAY_S", 0.1 if wait_for_backfill else 3600.0)
         app = Harness()
         async with app.run_test(size=(60, 40)) as pilot:
             view = app.query_one(MarkdownView)
             view.append(doc + "The end.")
             view.finish()
             await pilot.pause()
-            deferred_at_first = view._deferred
+            deferred_after_paint = view._deferred
             assert "The end." in view.render_line(len(view._done_lines) - 1).text
             if wait_for_backfill:
                 await until(lambda: not view._deferred, "the blocks above to be rendered once the stream paused")
             lines: list[str] = []
             while len(lines) < len(view._done_lines):  # top down: each painted block is rendered before it is read
                 lines.append(view.render_line(len(lines)).text.rstrip())
-            return lines, deferred_at_first
+            return lines, deferred_after_paint
 
     everything, none_deferred = await rendered(10_000, wait_for_backfill=False)
-    backfilled, deferred = await rendered(4, wait_for_backfill=True)
-    on_demand, _ = await rendered(4, wait_for_backfill=False)  # render_line renders what it is asked for
+    backfilled, _ = await rendered(4, wait_for_backfill=True)
+    on_demand, deferred = await rendered(4, wait_for_backfill=False)  # render_line renders what it is asked for
     assert none_deferred == 0 and deferred > 20
     assert backfilled == everything and on_demand == everything
     assert "Part 0" in everything[0] and "The end." in everything[-1]
