@@ -161,3 +161,31 @@ async def test_a_burst_shows_its_end_first_and_the_rest_when_painted_or_idle(mon
     assert none_deferred == 0 and deferred > 20
     assert backfilled == everything and on_demand == everything
     assert "Part 0" in everything[0] and "The end." in everything[-1]
+
+
+def test_text_arriving_faster_than_anyone_reads_is_shown_a_few_times_a_second():
+    """A model writes about a kilobyte a second: shown 30 times a second. A burst (a pasted log, a replay) is shown
+    four times a second, so painting does not take the time the stream needs."""
+    assert markdown_view.flush_interval(40, 1 / 30) == markdown_view.FLUSH_INTERVAL_S
+    assert markdown_view.flush_interval(40, 0.0) == markdown_view.FLUSH_INTERVAL_S
+    assert markdown_view.flush_interval(20_000, 1 / 30) == markdown_view.BURST_FLUSH_INTERVAL_S
+    assert markdown_view.flush_interval(20_000, 5.0) == markdown_view.FLUSH_INTERVAL_S  # after a pause
+
+
+def test_a_languages_highlighter_is_built_once_in_the_background_and_unknown_names_are_harmless(monkeypatch):
+    from agentcli.ui.tui import markdown_blocks
+
+    started: list[str] = []
+    real_thread = markdown_blocks.threading.Thread
+
+    def recording_thread(*args, **kwargs):
+        thread = real_thread(*args, **kwargs)
+        started.append(thread.name)
+        return thread
+
+    monkeypatch.setattr(markdown_blocks.threading, "Thread", recording_thread)
+    monkeypatch.setattr(markdown_blocks, "_WARMED", set())
+    markdown_blocks.warm_highlighter("no-such-language-x")
+    markdown_blocks.warm_highlighter("No-Such-Language-X extra-info")
+    markdown_blocks.warm_highlighter("   ")
+    assert started == ["warm-no-such-language-x"]

@@ -131,6 +131,8 @@ class AgentApp(SessionControl, TurnControl, CompletionMenu, App[None]):
         yield self.status
 
     def _transcript(self) -> Any:
+        if len(self.screen_stack) < 2:  # per message: the common case costs nothing
+            return None
         from agentcli.ui.tui.screens.transcript import TranscriptScreen
 
         for screen in self.screen_stack:

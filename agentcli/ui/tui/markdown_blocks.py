@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -315,6 +316,20 @@ class BlockRenderer:
                 rule = Content("─┼─").join(Content("─" * w) for w in widths).stylize(border)
                 out.extend(self.strips(rule, width))
         return out
+
+
+_WARMED: set[str] = set()
+COMMON_LANGUAGE = "python"
+
+
+def warm_highlighter(language: str) -> None:
+    """Build a language's highlighter in a background thread, once per process: the first use of a lexer compiles
+    its rules (≈ 0.1 s for Python), which would otherwise stall the screen when the first fence of it closes."""
+    language = language.split()[0].lower() if language.strip() else ""
+    if not language or language in _WARMED:
+        return
+    _WARMED.add(language)
+    threading.Thread(target=_highlight, args=("x", language), name=f"warm-{language}", daemon=True).start()
 
 
 def _highlight(code: str, language: str | None) -> Content:

@@ -24,13 +24,23 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from agentcli.ui.tui.markdown_blocks import BlockRenderer, open_fence, split_blocks
+from agentcli.ui.tui.markdown_blocks import COMMON_LANGUAGE, BlockRenderer, open_fence, split_blocks, warm_highlighter
 
 FLUSH_INTERVAL_S = 1 / 30
+BURST_FLUSH_INTERVAL_S = 0.25
+BURST_CHARS_PER_S = 20_000
+"""Past this rate text arrives faster than anyone reads (a model writes ~1 KB/s): the view then updates four times a
+second, so laying out and painting a growing answer does not take the time the stream itself needs."""
 EAGER_MIN_LINES = 24
 """Lines of newly finished blocks rendered at once at least (a screenful when the screen is taller)."""
 BACKFILL_DELAY_S = 0.1
 BACKFILL_BUDGET_S = 0.015
+
+
+def flush_interval(arrived_chars: int, elapsed_s: float) -> float:
+    """When to show the text next, given how much arrived since the last update and in how long."""
+    burst = arrived_chars > BURST_CHARS_PER_S * max(elapsed_s, FLUSH_INTERVAL_S)
+    return BURST_FLUSH_INTERVAL_S if burst else FLUSH_INTERVAL_S
 
 
 class MarkdownView(Widget):
@@ -127,6 +137,7 @@ class MarkdownView(Widget):
         self._fence_count = 0
         self._flush_handle: asyncio.TimerHandle | None = None
         self._last_flush = 0.0
+        self._flush_interval = FLUSH_INTERVAL_S
         self._renderer: BlockRenderer | None = None
         self.flushes = 0
 
@@ -156,7 +167,7 @@ class MarkdownView(Widget):
             return
         self._pending.append(fragment)
         if self._flush_handle is None and self.is_mounted:
-            delay = max(0.0, self._last_flush + FLUSH_INTERVAL_S - time.monotonic())
+            delay = max(0.0, self._last_flush + self._flush_interval - time.monotonic())
             self._flush_handle = asyncio.get_running_loop().call_later(delay, self.flush)
 
     def finish(self) -> None:
@@ -169,9 +180,12 @@ class MarkdownView(Widget):
         if self._flush_handle is not None:
             self._flush_handle.cancel()
             self._flush_handle = None
-        self._last_flush = time.monotonic()
+        now = time.monotonic()
         if not self._pending and not self._finished:
+            self._last_flush = now
             return
+        self._flush_interval = flush_interval(sum(map(len, self._pending)), now - self._last_flush)
+        self._last_flush = now
         old_height = len(self._done_lines) + len(self._tail_lines)
         if self._pending:
             self._tail += "".join(self._pending)
@@ -292,9 +306,12 @@ class MarkdownView(Widget):
     def _render_tail(self, tail: str, width: int) -> list[Strip]:
         if not tail.strip():
             return []
-        if open_fence(tail) is None:
+        fence = open_fence(tail)
+        if fence is None:
             self._fence_lines, self._fence_count = [], 0
             return self.renderer.render(tail, width, final=False)
+        if not self._fence_count:
+            warm_highlighter(fence[1])  # ready by the time the fence closes
         body = tail.lstrip("\n").partition("\n")[2]
         lines = body.split("\n")
         complete = lines[:-1]
@@ -347,6 +364,8 @@ class MarkdownView(Widget):
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+        if not self._finished:
+            warm_highlighter(COMMON_LANGUAGE)
         if self._pending:
             self.flush()
 

@@ -133,4 +133,4 @@ class StatusBar(Static):
         if left.cell_length + right.cell_length + 1 > width:
             left, right = self.summary(short=True), self.activity(short=True)
         gap = max(1, width - left.cell_length - right.cell_length)
-        self.update(left + Content(" " * gap) + right)
+        self.update(left + Content(" " * gap) + right, layout=False)  # one line, always: no layout needed
