@@ -6,6 +6,8 @@ policy, and policy lives in ``retry.py`` where it can see the whole turn.
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import threading
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -104,6 +106,10 @@ class AnthropicClient:
     def warm_up(self) -> None:
         """Import the SDK and build the client now (faces call this in the background after the first frame)."""
         self._client()
+        # The SDK loads the trace propagators on its first request (≈ 10 ms): load them here instead. One named in
+        # OTEL_PROPAGATORS that is not installed raises; the SDK copes with that, and so do we.
+        with contextlib.suppress(Exception):
+            importlib.import_module("opentelemetry.propagate")
 
     async def aclose(self) -> None:
         """Close the connection pool (it belongs to the event loop that opened it)."""

@@ -180,6 +180,7 @@ def warm_up(engine: Any) -> None:
     """Build the SDK client (imports, TLS context) now, in a thread while the user types: on the first request it
     would cost a few hundred milliseconds on the interface's loop."""
     importlib.import_module("agentcli.ui.mentions")  # read on every prompt
+    engine.config.registry.schemas()  # the tools' JSON Schemas, built once for every request
     prepare = getattr(engine.config.client, "warm_up", None)
     if callable(prepare):
         prepare()

@@ -57,7 +57,8 @@ class TurnControl:
         self.busy = True
         self.status.state.busy_since = time.monotonic()
         self.status.show()
-        self.run_turn(text)
+        # The engine starts on the request now, ahead of the repaint the new prompt causes.
+        self.run_turn(text, Submission(self.engine, text) if self.engine is not None else None)
 
     def _next_queued(self: AgentApp) -> None:
         if self.busy or not self._queue or not self._engine_ready.is_set():
@@ -69,15 +70,15 @@ class TurnControl:
         self._start(text)
 
     @work(exclusive=True, group="turn", exit_on_error=False)
-    async def run_turn(self: AgentApp, prompt: str) -> None:
-        """One prompt through the engine; messages are shown as they come."""
+    async def run_turn(self: AgentApp, prompt: str, submission: Submission | None = None) -> None:
+        """One prompt through the engine (already submitted, or submitted here); messages are shown as they come."""
         await self._engine_ready.wait()
         engine = self.engine
         if engine is None:
             self.conversation.add_notice(self.engine_error or "The session is not available.", "error")
             self._turn_done()
             return
-        submission = self._submission = Submission(engine, prompt)
+        submission = self._submission = submission or Submission(engine, prompt)
         try:
             await submission.read(self.show, self._unexpected)
         finally:
