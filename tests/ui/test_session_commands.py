@@ -257,6 +257,18 @@ async def test_status_permissions_context_and_model(make_app):
         assert app.engine.config.model == "claude-haiku-5-5"
 
 
+async def test_the_status_line_reads_the_context_share_against_the_settings_window(make_app, project: Path):
+    """With ``contextWindow`` set, "ctx N%" is measured against it (as /context is), not the model's default."""
+    (project / ".agentcli").mkdir(exist_ok=True)
+    (project / ".agentcli" / "settings.json").write_text(json.dumps({"contextWindow": 20_000}), encoding="utf-8")
+    turn = {**text_turn("ok"), "usage": {"input_tokens": 5_000}}
+    app, _server = make_app([turn])
+    async with app.run_test(size=(120, 50)) as pilot:
+        await ready(pilot)
+        await send(pilot, "hello")
+        await wait_for(pilot, lambda: "ctx 25%" in str(app.status.render()))
+
+
 async def test_memory_creates_the_project_memory_file_and_opens_it_in_the_editor(
     make_app, project: Path, tmp_path: Path, monkeypatch
 ):

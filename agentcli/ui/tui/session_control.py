@@ -105,6 +105,7 @@ class SessionControl:
         state.starting = False
         state.model = engine.config.model
         state.mode = engine.config.permission_mode
+        state.window_override = engine.config.context.context_window
         state.cost_usd = float(getattr(engine, "total_cost_usd", 0) or 0)
         self._watch_extensions(engine)
         self.status.show()

@@ -30,6 +30,8 @@ class StatusState:
     starting: bool = True
     extensions: str = ""
     """MCP servers and background shells, e.g. ``MCP 1 connected · 1 failed``."""
+    window_override: int | None = None
+    """The ``contextWindow`` setting, so "ctx N%" is the share ``/context`` reports."""
 
     def read(self, message: dict[str, Any]) -> bool:
         """Take what the status line shows from one engine message; False when nothing changed."""
@@ -40,7 +42,7 @@ class StatusState:
             # The same count /context starts from: what the last response says the context held.
             used = usage_context_tokens((message.get("message") or {}).get("usage") or {})
             if used:
-                self.context_percent = 100 * used / context_window(self.model)
+                self.context_percent = 100 * used / context_window(self.model, self.window_override)
             self.retry_at = None
         elif kind == "stream_event":
             if self.retry_at is None:
@@ -54,7 +56,7 @@ class StatusState:
                 self.retry_max = int(message.get("max_retries") or 0)
             elif subtype == "compact_boundary":
                 post = int((message.get("compact_metadata") or {}).get("post_tokens") or 0)
-                self.context_percent = 100 * post / context_window(self.model)
+                self.context_percent = 100 * post / context_window(self.model, self.window_override)
             elif subtype == "init":
                 self.model = str(message.get("model") or self.model)
                 self.mode = str(message.get("permissionMode") or self.mode)
