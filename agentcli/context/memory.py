@@ -1,4 +1,5 @@
-"""Memory files: the instructions users keep for the agent (``AGENTS.md``, and ``CLAUDE.md`` where present).
+"""Memory files: the instructions users keep for the agent (``AGENTS.md``, and ``CLAUDE.md`` and a personal,
+uncommitted ``CLAUDE.local.md`` where present, as Claude Code reads them).
 
 Read once per session: the user's own (``~/.claude/CLAUDE.md``, ``<config>/AGENTS.md``), then every folder from
 the filesystem root down to the project, so the most specific instructions come last. A file may pull in others
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from agentcli.config.paths import config_dir
 
-NAMES = ("AGENTS.md", "CLAUDE.md")
+NAMES = ("AGENTS.md", "CLAUDE.md", "CLAUDE.local.md")
 MAX_CHARS_PER_FILE = 40_000
 MAX_IMPORT_DEPTH = 4
 """How deep ``@path`` imports nest: a memory file's imports are level 1, theirs level 2, and so on."""

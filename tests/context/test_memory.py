@@ -26,11 +26,12 @@ async def test_memory_files_reach_the_user_context_outermost_first(
     (project.parent / "CLAUDE.md").write_text("Parent: prefer small commits.\n")
     (project / "AGENTS.md").write_text("Project: run `make test` before you finish.\n")
     (project / "CLAUDE.md").write_text("Project (Claude): tabs, not spaces.\n")
+    (project / "CLAUDE.local.md").write_text("Mine, not committed: my sandbox URL is local.test.\n")
     server = fake_api({"turns": [{"content": [{"type": "text", "text": "ok"}]}]})
     await collect(make_engine(server), "hi")
     body = server.requests[0].body
     context = _user_context(body)
-    texts = ("Claude user: no", "User: answer", "Parent: prefer", "Project: run", "Project (Claude)")
+    texts = ("Claude user: no", "User: answer", "Parent: prefer", "Project: run", "Project (Claude)", "Mine, not")
     order = [context.index(text) for text in texts]
     assert order == sorted(order)
     assert f'<memory path="{project.resolve() / "AGENTS.md"}">' in context
