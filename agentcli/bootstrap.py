@@ -63,6 +63,7 @@ class SessionOptions:
     include_partial_messages: bool = False
     permission_mode: str = "default"
     interactive: bool = False
+    """A person watches the stream (a face), rather than a program reading its events."""
     base_url: str | None = None
     api_key: str | None = None
     fallback_models: tuple[str, ...] = ()
@@ -254,6 +255,7 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
         permission_mode=policy.mode,
         can_use_tool=policy,
         include_partial_messages=options.include_partial_messages,
+        merge_text_deltas=options.interactive or not options.include_partial_messages,
         api_key_source=credentials.source,
         retry_policy=RetryPolicy.from_env(
             fallback_models=tuple(m for m in fallbacks if m != model), max_retries=merged.maxRetries

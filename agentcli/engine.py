@@ -243,6 +243,7 @@ class QueryEngine:
             hooks=hooks,
             thinking=self.config.thinking,
             compactor=self.compactor,
+            merge_text_deltas=self.config.merge_text_deltas,
         )
         if hooks is not None:
             hooks.halt = None

@@ -53,6 +53,9 @@ class EngineConfig:
     can_use_tool: CanUseTool = allow_all
     session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
     include_partial_messages: bool = False
+    merge_text_deltas: bool = False
+    """Stream events go to a person or nowhere, never to a program one by one: text deltas read together from the
+    network may be merged (a burst then costs one event per read, not one per delta)."""
     recorder: Recorder | None = None
     slash_commands: list[str] = field(default_factory=list)
     api_key_source: str = "none"

@@ -36,6 +36,8 @@ class ModelRequest:
     cache: bool = True
     """Mark prompt-cache breakpoints (:mod:`agentcli.api.cache`); off for one-off requests, where writing the
     cache costs more than it could save."""
+    merge_text_deltas: bool = False
+    """Text deltas that arrive together may come out as one (:func:`agentcli.api.sse.iter_sse_json`); not sent."""
 
     def params(self) -> dict[str, Any]:
         params: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens, "messages": self.messages}
@@ -126,7 +128,7 @@ class AnthropicClient:
         finished = False
         try:
             async with client.messages.with_streaming_response.create(**request.params(), stream=True) as response:
-                async for event in iter_sse_json(response.iter_bytes()):
+                async for event in iter_sse_json(response.iter_bytes(), merge_text=request.merge_text_deltas):
                     etype = event.get("type")
                     if etype == "error":
                         error = event.get("error") or {}

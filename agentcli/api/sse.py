@@ -74,15 +74,53 @@ class SSEDecoder:
         # comments (empty name) and other fields (id, retry) are ignored, as the spec says
 
 
-async def iter_sse_json(chunks: AsyncIterator[bytes]) -> AsyncIterator[dict[str, Any]]:
-    """Yield each event's JSON payload; the payload's own ``type`` names the event."""
+async def iter_sse_json(chunks: AsyncIterator[bytes], *, merge_text: bool = False) -> AsyncIterator[dict[str, Any]]:
+    """Yield each event's JSON payload; the payload's own ``type`` names the event.
+
+    ``merge_text``: text deltas of one block that arrived in the same network read are yielded as one delta (same
+    text, one event instead of hundreds when the stream outruns the reader) — for callers that show text rather than
+    hand the events on.
+    """
     decoder = SSEDecoder()
     loads = json.loads
     async for chunk in chunks:
+        held: dict[str, Any] | None = None  # a text delta that later deltas of its block, in this read, extend
+        parts: list[str] = []
         for event, data in decoder.feed(chunk):
             if not data:
                 continue
             payload = loads(data)
             if event and "type" not in payload:
                 payload["type"] = event
+            if merge_text:
+                text = _text_delta(payload)
+                if text is not None:
+                    if held is not None and held.get("index") == payload.get("index"):
+                        parts.append(text)
+                        continue
+                    if held is not None:
+                        yield _joined(held, parts)
+                    held, parts = payload, [text]
+                    continue
+                if held is not None:
+                    yield _joined(held, parts)
+                    held = None
             yield payload
+        if held is not None:
+            yield _joined(held, parts)
+
+
+def _text_delta(payload: dict[str, Any]) -> str | None:
+    if payload.get("type") != "content_block_delta":
+        return None
+    delta = payload.get("delta")
+    if not isinstance(delta, dict) or delta.get("type") != "text_delta":
+        return None
+    text = delta.get("text")
+    return text if isinstance(text, str) else None
+
+
+def _joined(payload: dict[str, Any], parts: list[str]) -> dict[str, Any]:
+    if len(parts) > 1:
+        payload["delta"]["text"] = "".join(parts)
+    return payload

@@ -59,6 +59,7 @@ async def query(params: QueryParams) -> AsyncGenerator[LoopEvent, None]:  # noqa
                 system=params.system,
                 tools=tools,
                 thinking=None if state.strip_thinking else params.thinking,
+                merge_text_deltas=params.merge_text_deltas,
             )
 
         if compactor is not None:

@@ -38,6 +38,9 @@ class QueryParams:
     """``max_tokens`` for the one retry after a response hit the output limit."""
     compactor: Compactor | None = None
     """Checks the context before each request and compacts the history; None (sub-agents, tests) never does."""
+    merge_text_deltas: bool = False
+    """Nobody needs the stream's events one by one (a person watches, or only whole messages go out): text deltas
+    read together may be handled as one."""
 
 
 @dataclass

@@ -139,13 +139,13 @@ DELIVERIES: dict[str, Callable[[bytes], list[bytes]]] = {
 }
 
 
-def decode(chunks: list[bytes]) -> list[dict[str, Any]]:
+def decode(chunks: list[bytes], *, merge_text: bool = False) -> list[dict[str, Any]]:
     async def source() -> AsyncIterator[bytes]:
         for chunk in chunks:
             yield chunk
 
     async def run() -> list[dict[str, Any]]:
-        return [payload async for payload in iter_sse_json(source())]
+        return [payload async for payload in iter_sse_json(source(), merge_text=merge_text)]
 
     return asyncio.run(run())
 
@@ -187,6 +187,20 @@ def test_assembles_the_message_the_sdk_assembles(path: Path):
         return
     assert without_nulls(ours.message()) == without_nulls(finished_blocks_only(theirs, payloads))
     assert ours.stopped == any(p["type"] == "message_stop" for p in payloads)
+
+
+@pytest.mark.parametrize("path", STREAMS, ids=[path.stem for path in STREAMS])
+def test_merged_text_deltas_assemble_the_same_message(path: Path):
+    """A face reads text deltas that arrive together as one: same message, same order of everything else."""
+    body = body_of(path)
+    exact = decode(whole(body))
+    merged = decode(whole(body), merge_text=True)
+    assert accumulate(merged).message() == accumulate(exact).message()
+
+    def without_text(payloads: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [p for p in payloads if (p.get("delta") or {}).get("type") != "text_delta"]
+
+    assert without_text(merged) == without_text(exact)
 
 
 def test_the_collection_is_large_and_covers_what_real_streams_carry():

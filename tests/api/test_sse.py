@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+import asyncio
 import json
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentcli.api.sse import SSEDecoder
+from agentcli.api.sse import SSEDecoder, iter_sse_json
 
 EVENTS = [
     ("message_start", {"type": "message_start", "message": {"id": "m", "usage": {"input_tokens": 1}}}),
@@ -53,3 +55,42 @@ def test_any_chunking_gives_the_same_events(sizes):
 def test_multi_line_data_is_joined():
     decoded = SSEDecoder().feed(b'data: {"a":\ndata: 1}\n\n')
     assert json.loads(decoded[0][1]) == {"a": 1}
+
+
+def _text(index: int, text: str) -> dict[str, Any]:
+    return {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": text}}
+
+
+def _frames(*payloads: dict[str, Any]) -> bytes:
+    return b"".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n".encode() for p in payloads)
+
+
+def _decode(reads: list[bytes], *, merge_text: bool) -> list[dict[str, Any]]:
+    async def source():
+        for read in reads:
+            yield read
+
+    async def run() -> list[dict[str, Any]]:
+        return [payload async for payload in iter_sse_json(source(), merge_text=merge_text)]
+
+    return asyncio.run(run())
+
+
+def test_text_deltas_read_together_are_merged_per_block_and_everything_else_keeps_its_place():
+    stop = {"type": "content_block_stop", "index": 0}
+    ping = {"type": "ping"}
+    one_read = _frames(_text(0, "Hel"), _text(0, "lo"), ping, _text(0, "!"), stop, _text(1, "a"), _text(2, "b"))
+    assert _decode([one_read], merge_text=True) == [
+        _text(0, "Hello"),
+        ping,
+        _text(0, "!"),
+        stop,
+        _text(1, "a"),
+        _text(2, "b"),
+    ]
+    assert len(_decode([one_read], merge_text=False)) == 7
+
+
+def test_deltas_from_different_reads_stay_apart_so_text_shows_as_it_arrives():
+    reads = [_frames(_text(0, "a"), _text(0, "b")), _frames(_text(0, "c"))]
+    assert _decode(reads, merge_text=True) == [_text(0, "ab"), _text(0, "c")]

@@ -110,6 +110,28 @@ def test_partial_messages_parse_with_the_official_parser(run_cli, fake_api, proj
         assert parse_message(line) is not None
 
 
+def test_a_program_reading_partial_messages_gets_every_delta_a_person_watching_gets_them_merged(
+    run_cli, fake_api, project, hermetic_home
+):
+    """Deltas that arrive in one network read stay separate events for a program; a face may show them as one."""
+    from agentcli.api.client import Credentials
+    from agentcli.bootstrap import SessionOptions, build_engine
+
+    server = fake_api({"turns": [{"content": [{"type": "text", "text": "x" * 400, "chunks": 50}]}]})
+    proc = run_cli("-p", "hi", "--output-format", "stream-json", "--include-partial-messages", server=server)
+    assert proc.returncode == 0, proc.stderr
+    events = [line["event"] for line in _lines(proc.stdout) if line["type"] == "stream_event"]
+    assert sum(event["type"] == "content_block_delta" for event in events) == 50
+    credentials = Credentials(api_key="test-key", base_url=server.base_url)
+    for interactive, partial, merged in ((True, True, True), (False, True, False), (False, False, True)):
+        options = SessionOptions(cwd=project, interactive=interactive, include_partial_messages=partial)
+        engine = build_engine(options, credentials)
+        try:
+            assert engine.config.merge_text_deltas is merged
+        finally:
+            engine.config.recorder.close()
+
+
 def test_max_turns_exits_1(run_cli, fake_api, project):
     read = {"type": "tool_use", "name": "Read", "input": {"file_path": str(project / "README.md")}}
     server = fake_api({"turns": [{"content": [{**read, "id": "toolu_1"}]}, {"content": [{**read, "id": "toolu_2"}]}]})
