@@ -16,42 +16,6 @@ Message = dict[str, Any]
 STOP_TIMEOUT_S = 5
 
 
-def _text_delta(entry: object) -> tuple[int, str] | None:
-    """(block index, text) of a main-conversation text delta stream event, else None."""
-    if not isinstance(entry, dict) or entry.get("type") != "stream_event" or entry.get("parent_tool_use_id"):
-        return None
-    event = entry.get("event") or {}
-    delta = event.get("delta") or {}
-    if event.get("type") != "content_block_delta" or delta.get("type") != "text_delta":
-        return None
-    return event.get("index", 0), delta.get("text", "")
-
-
-def coalesce_text(batch: list[Any]) -> list[Any]:
-    """Runs of text deltas for the same block become one delta: a burst read from the network in one go is shown
-    with one append instead of thousands (what the person sees is the same text)."""
-    out: list[Any] = []
-    run: list[str] = []
-    run_index: int | None = None
-    for entry in batch:
-        delta = _text_delta(entry)
-        if delta is not None and delta[0] == run_index and out:
-            run.append(delta[1])
-            continue
-        if len(run) > 1:
-            out[-1] = _with_text(out[-1], "".join(run))
-        out.append(entry)
-        run, run_index = ([delta[1]], delta[0]) if delta is not None else ([], None)
-    if len(run) > 1:
-        out[-1] = _with_text(out[-1], "".join(run))
-    return out
-
-
-def _with_text(entry: Message, text: str) -> Message:
-    event = entry["event"]
-    return {**entry, "event": {**event, "delta": {**event["delta"], "text": text}}}
-
-
 class Submission:
     """The messages of one prompt, read from ``engine.submit_message`` in the background."""
 
@@ -91,7 +55,7 @@ class Submission:
             batch = [item]
             while not self._queue.empty():
                 batch.append(self._queue.get_nowait())
-            for entry in coalesce_text(batch) if len(batch) > 1 else batch:
+            for entry in batch:
                 if entry is None:
                     return
                 if isinstance(entry, BaseException):
