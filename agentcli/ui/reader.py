@@ -56,6 +56,10 @@ class ToolHandle(Protocol):
 
     def set_result(self, block: dict[str, Any], structured: dict[str, Any] | None) -> None: ...
 
+    def show_output(self) -> None:
+        """The user ran this command themselves (``!cmd``): its output is what they asked to see, so the face shows
+        it, not only a line that counts it."""
+
 
 @dataclass(frozen=True)
 class TurnEnd:

@@ -13,6 +13,7 @@ import contextlib
 import os
 import signal
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ from agentcli.ui.session_setup import (
     session_values,
     warm_up,
 )
+from agentcli.ui.shell_command import run_shell_command, with_shell_input
 from agentcli.ui.signals import exit_status, install
 from agentcli.ui.turn import Submission
 
@@ -84,6 +86,10 @@ class Repl:
         self._watcher: KeyWatcher | None = None
         self._typeahead: list[Any] = []
         self._background: set[asyncio.Task[Any]] = set()
+        self._shell: asyncio.Future[str] | None = None
+        """The ``!`` command running now, if one is."""
+        self._shell_context: list[str] = []
+        """What the ``!`` commands since the last prompt printed, for the model (see :func:`context_block`)."""
 
     # -- start and end ----------------------------------------------------------------------------------------------
 
@@ -275,6 +281,9 @@ class Repl:
                 if not await run_command(self, text.strip()):
                     return
                 continue
+            if text.strip().startswith("!") and len(text.strip()) > 1:
+                await self.run_shell(text.strip()[1:].strip())
+                continue
             await self.run_turn(text)
 
     async def read_prompt(self) -> str | None:
@@ -296,28 +305,30 @@ class Repl:
     # -- a turn -----------------------------------------------------------------------------------------------------
 
     def interrupt(self) -> None:
-        """Esc or ctrl+c while the agent works: stop the turn (running tools get an "interrupted" result)."""
-        if self.busy and self.engine is not None:
+        """Esc or ctrl+c while the agent works: stop the turn (running tools get an "interrupted" result), or the
+        ``!`` command."""
+        if self._shell is not None:
+            self._shell.cancel()
+        elif self.busy and self.engine is not None:
             self.engine.interrupt()
 
-    async def run_turn(self, prompt: str) -> None:
-        """Send one prompt and print what happens until its result."""
+    @contextlib.asynccontextmanager
+    async def _working(self) -> AsyncIterator[None]:
+        """While a turn or a ``!`` command runs: the live region, Esc and ctrl+c interrupt, other keys wait for the
+        next prompt."""
         self.busy = True
-        self._remember_session()
         self.view.begin_turn()
         watcher = KeyWatcher(self.input, self.interrupt)
         self._watcher = watcher if watcher.start() else None
         loop = asyncio.get_running_loop()
         if self.handle_signals:
             loop.add_signal_handler(signal.SIGINT, self.interrupt)
-        submission = Submission(self.engine, prompt)
         ticker = asyncio.create_task(self._tick())
         try:
-            await submission.read(self.view.handle, self._unexpected, gate=self._output_free)
+            yield
         finally:
             if self.handle_signals:
                 loop.remove_signal_handler(signal.SIGINT)
-            await submission.stop(CLOSE_TIMEOUT_S)
             ticker.cancel()
             if self._watcher is not None:
                 self._watcher.stop()
@@ -325,6 +336,41 @@ class Repl:
             self._watcher = None
             self.view.end_turn()
             self.busy = False
+
+    async def run_turn(self, prompt: str) -> None:
+        """Send one prompt (after what the user's ``!`` commands printed) and print what happens until its
+        result."""
+        if self._shell_context:
+            prompt = with_shell_input(self._shell_context, prompt)
+            self._shell_context.clear()
+        self._remember_session()
+        async with self._working():
+            submission = Submission(self.engine, prompt)
+            try:
+                await submission.read(self.view.handle, self._unexpected, gate=self._output_free)
+            finally:
+                await submission.stop(CLOSE_TIMEOUT_S)
+
+    async def run_shell(self, command: str) -> None:
+        """``!cmd``: run ``command`` in the project with its output shown; what it printed goes to the model with
+        the next prompt. Esc or ctrl+c stops it and the prompt comes back."""
+        sandbox = self.engine.config.tool_env.sandbox if self.engine is not None else None
+        async with self._working():
+            task = self._shell = asyncio.ensure_future(run_shell_command(command, self.cwd, self.view, sandbox))
+            try:
+                await asyncio.wait({task})
+            finally:
+                self._shell = None
+                if not task.done():  # the REPL itself is being stopped
+                    task.cancel()
+                    await asyncio.wait({task})
+        if task.cancelled():
+            return
+        error = task.exception()
+        if error is not None:
+            self.view.error(f"Could not run the command: {error}")
+            return
+        self._shell_context.append(task.result())
 
     def _unexpected(self, error: BaseException) -> None:
         self.view.error(f"Unexpected error: {type(error).__name__}: {error}")

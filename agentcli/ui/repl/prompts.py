@@ -28,8 +28,8 @@ ESCAPE_FLUSH_S = 0.05
 """How long a lone Esc byte waits for the rest of an escape sequence before it counts as the Esc key."""
 STYLE = Style.from_dict({"prompt": "bold ansicyan", "placeholder": "#808080", "question": "bold"})
 KEYS_HELP = (
-    "Enter send · alt+enter / ctrl+j new line · ↑↓ history · ctrl+r search history · / commands\n"
-    "esc or ctrl+c interrupt the agent · ctrl+c clear the prompt · ctrl+d exit"
+    "Enter send · alt+enter / ctrl+j new line · ↑↓ history · ctrl+r search history\n"
+    "/ commands · !cmd run a shell command · esc or ctrl+c interrupt the agent · ctrl+c clear the prompt · ctrl+d exit"
 )
 PLACEHOLDER = "Ask agentcli… (/ for commands · alt+enter or ctrl+j for a new line)"
 _IGNORED_KEYS = frozenset(

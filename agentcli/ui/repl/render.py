@@ -22,7 +22,7 @@ from rich.text import Text
 
 from agentcli.ui.reader import MessageReader, TurnEnd, history_messages, streamed_input
 from agentcli.ui.repl.markdown import AnswerMarkdown, MarkdownTail
-from agentcli.ui.summaries import format_elapsed, key_input, patch_lines, result_line, tail_lines
+from agentcli.ui.summaries import format_elapsed, key_input, patch_lines, result_line, result_text, tail_lines
 
 Message = dict[str, Any]
 FRAME_S = 0.1
@@ -30,6 +30,8 @@ FRAME_S = 0.1
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 OUTPUT_TAIL_LINES = 5
 DIFF_LINES = 8
+SHELL_OUTPUT_LINES = 400
+"""The most lines of a ``!`` command's output printed (the scrollback keeps them; the rest is counted)."""
 REPLAY_MESSAGES = 12
 
 
@@ -82,6 +84,8 @@ class _Tool:
     running_since: float | None = None
     output: str = ""
     done: bool = False
+    shows_output: bool = False
+    """A command the user ran with ``!``: its output is printed under the result line, not only counted."""
 
     def append_input_json(self, fragment: str) -> None:
         self.json_parts.append(fragment)
@@ -110,6 +114,9 @@ class _Tool:
     def set_result(self, block: dict[str, Any], structured: dict[str, Any] | None) -> None:
         self.done = True
         self.view._tool_result(self, block, structured)
+
+    def show_output(self) -> None:
+        self.shows_output = True
 
 
 class _Frame:
@@ -303,7 +310,8 @@ class TurnView(MessageReader):
         return block
 
     def new_tool(self, name: str, tool_use_id: str) -> _Tool:
-        return _Tool(self, name, tool_use_id)
+        tool = self.tools[tool_use_id] = _Tool(self, name, tool_use_id)  # its header and live lines look it up
+        return tool
 
     def show_prompt(self, text: str) -> None:
         self.print(Text(f"❯ {text}", style="bold"), gap=True)
@@ -390,7 +398,18 @@ class TurnView(MessageReader):
                 self.console.print(Text(f"     {line}", style=style), no_wrap=True, overflow="ellipsis")
             if len(diff) > DIFF_LINES:
                 self.console.print(Text(f"     … {len(diff) - DIFF_LINES} more lines", style="dim"))
+        if tool.shows_output:
+            self._print_output(result_text(block), error)
         self._last_header = None
+
+    def _print_output(self, text: str, error: bool) -> None:
+        """A ``!`` command's output under its result line, as it printed it (up to ``SHELL_OUTPUT_LINES``)."""
+        lines = text.rstrip("\n").splitlines()
+        if lines:
+            shown = "\n".join(f"     {line}" for line in lines[:SHELL_OUTPUT_LINES])
+            self.console.print(Text.from_ansi(shown, style="red" if error else ""))
+        if len(lines) > SHELL_OUTPUT_LINES:
+            self.console.print(Text(f"     … {len(lines) - SHELL_OUTPUT_LINES} more lines", style="dim"))
 
     # -- a resumed session ------------------------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 
+from agentcli.ui.shell_command import run_shell_command, with_shell_input
 from agentcli.ui.tui.widgets.prompt_input import PromptInput
 from agentcli.ui.turn import Submission
 
@@ -48,7 +49,7 @@ class TurnControl:
 
     def _start(self: AgentApp, text: str) -> None:
         if self._shell_context:
-            text = "\n".join([*self._shell_context, text])
+            text = with_shell_input(self._shell_context, text)
             self._shell_context.clear()
         self.log_messages.add({"type": "user", "message": {"role": "user", "content": text}})
         transcript = self._transcript()
@@ -204,8 +205,6 @@ class TurnControl:
 
     @work(group="shell", exit_on_error=False)
     async def _shell_worker(self: AgentApp, command: str) -> None:
-        from agentcli.ui.tui.shell_command import run_shell_command
-
         sandbox = self.engine.config.tool_env.sandbox if self.engine is not None else None
-        context = await run_shell_command(command, self.cwd, self.conversation, sandbox)
+        context = await run_shell_command(command, self.cwd, self.conversation.reader, sandbox)
         self._shell_context.append(context)

@@ -125,6 +125,10 @@ class ToolCallBlock(Widget):
         self.state = "error" if block.get("is_error") else "done"
         self.refresh(layout=True)
 
+    def show_output(self) -> None:
+        self.shows_output = True
+        self.refresh(layout=True)
+
     @property
     def running(self) -> bool:
         return self.state in ("pending", "running", "finishing")

@@ -1,0 +1,95 @@
+"""``!cmd`` at the prompt: run a shell command in the project and show its output like a Bash tool call.
+
+Every interactive face shares this: the command runs in the project folder (inside the session's sandbox when it
+is on, with the network: the user typed it), its output is shown live through the face's tool block, and what it
+printed is kept for the next prompt, so the model sees what the user saw (as Claude Code does). Cancelling the
+call stops the command and everything it started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import os
+import signal
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from agentcli.ui.reader import INTERRUPTED, MessageReader
+
+MAX_CONTEXT_CHARS = 30_000
+"""How much of a command's output the model is told (the end of it: that is where results and errors are)."""
+READ_CHUNK = 4096
+LIVE_TAIL_CHARS = 4000
+"""How much of the output so far a running block is given to show."""
+SHELL = "/bin/sh"
+
+
+def context_block(command: str, output: str, exit_code: int) -> str:
+    """What the model is told about a command the user ran themselves."""
+    if len(output) > MAX_CONTEXT_CHARS:
+        output = "[…output truncated…]\n" + output[-MAX_CONTEXT_CHARS:]
+    return (
+        f"<bash-input>{command}</bash-input>\n<bash-stdout>{output}</bash-stdout>"
+        f"\n<bash-exit-code>{exit_code}</bash-exit-code>"
+    )
+
+
+def exit_note(code: int) -> str:
+    """How a failed command ended, in the words the Bash tool uses."""
+    return f"Exit code {code}" if code > 0 else f"Killed by signal {-code}"
+
+
+def with_shell_input(contexts: list[str], prompt: str) -> str:
+    """The prompt to send: the commands the user ran since the last one come first, then what they typed."""
+    return "\n".join([*contexts, prompt])
+
+
+async def run_shell_command(command: str, cwd: Path, reader: MessageReader, sandbox: Any = None) -> str:
+    """Run ``command`` with live output in a Bash block of ``reader``'s face; returns the context block for the
+    model. Cancelled, it kills the command's process group, says so in the block and re-raises."""
+    block = reader.new_tool("Bash", f"shell_{uuid.uuid4().hex[:12]}")
+    block.show_output()
+    block.start({"command": command})
+    started = time.monotonic()
+    argv = [SHELL, "-c", command]
+    if sandbox is not None and sandbox.active:
+        argv = sandbox.wrap(argv, cwd, network=True)
+    process = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=cwd,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        stdin=asyncio.subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    # Incremental: a character split between two reads is decoded whole, not as two replacement marks.
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    chunks: list[str] = []
+    tail = ""
+    try:
+        assert process.stdout is not None
+        while data := await process.stdout.read(READ_CHUNK):
+            text = decoder.decode(data)
+            chunks.append(text)
+            tail = (tail + text)[-LIVE_TAIL_CHARS:]
+            block.progress(time.monotonic() - started, tail)
+        chunks.append(decoder.decode(b"", final=True))
+        code = await process.wait()
+    except asyncio.CancelledError:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        await process.wait()
+        output = "".join(chunks)
+        block.set_result({"type": "tool_result", "content": f"{output}\n{INTERRUPTED}", "is_error": True}, None)
+        raise
+    output = "".join(chunks)
+    shown = "\n".join([output.rstrip("\n"), exit_note(code)]).strip() if code else output
+    block.set_result(
+        {"type": "tool_result", "content": shown or "(No output)", "is_error": code != 0},
+        {"stdout": output, "exitCode": code},
+    )
+    return context_block(command, output, code)
