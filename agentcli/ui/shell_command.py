@@ -43,6 +43,11 @@ def exit_note(code: int) -> str:
     return f"Exit code {code}" if code > 0 else f"Killed by signal {-code}"
 
 
+def _noted(output: str, note: str) -> str:
+    """The output with a last line that says how the command ended."""
+    return "\n".join(part for part in (output.rstrip("\n"), note) if part)
+
+
 def with_shell_input(contexts: list[str], prompt: str) -> str:
     """The prompt to send: the commands the user ran since the last one come first, then what they typed."""
     return "\n".join([*contexts, prompt])
@@ -83,11 +88,12 @@ async def run_shell_command(command: str, cwd: Path, reader: MessageReader, sand
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         await process.wait()
-        output = "".join(chunks)
-        block.set_result({"type": "tool_result", "content": f"{output}\n{INTERRUPTED}", "is_error": True}, None)
+        block.set_result(
+            {"type": "tool_result", "content": _noted("".join(chunks), INTERRUPTED), "is_error": True}, None
+        )
         raise
     output = "".join(chunks)
-    shown = "\n".join([output.rstrip("\n"), exit_note(code)]).strip() if code else output
+    shown = _noted(output, exit_note(code)) if code else output
     block.set_result(
         {"type": "tool_result", "content": shown or "(No output)", "is_error": code != 0},
         {"stdout": output, "exitCode": code},

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from agentcli.testing import FakeAnthropicServer
+from tests.ui.repl_driver import start_repl  # noqa: F401  (the --plain tests' fixture)
 from tests.waiting import DEADLINE_S
 
 SIZE = (100, 36)

@@ -105,7 +105,7 @@ async def test_bytes_are_decoded_whole_across_reads_and_bad_ones_replaced(projec
     assert face.made[0].structured == {"stdout": "€" * 5000 + "\ufffdok", "exitCode": 0}
 
 
-def _processes_running(marker: str) -> list[int]:
+def processes_naming(marker: str) -> list[int]:
     """The processes whose command line names ``marker`` (seen from here, whatever namespace they run in)."""
     found = []
     for entry in os.listdir("/proc"):
@@ -126,18 +126,18 @@ async def test_interrupting_kills_the_command_and_what_it_started(project: Path,
     sandbox = Sandbox(SandboxConfig(), project) if sandboxed else None
     assert sandbox is None or sandbox.active
     script = f"bang-child-{uuid.uuid4().hex}.py"
-    (project / script).write_text("import time\nprint('started', flush=True)\ntime.sleep(300)\n")
+    (project / script).write_text("import os, time\nos.write(1, b'started\\n')\ntime.sleep(300)\n")
     command = f"{sys.executable} ./{script} & {sys.executable} ./{script}; wait"
     face = RecordingFace()
     task = asyncio.ensure_future(run_shell_command(command, project, face, sandbox))
-    await until(lambda: face.made and face.made[0].outputs[-1:] == ["started\nstarted\n"], "both to run", task=task)
-    assert len(_processes_running(script)) >= 3  # the shell and the two it started
+    await until(lambda: face.made and face.made[0].outputs[-1:] == ["started\n" * 2], "both to run", task=task)
+    assert len(processes_naming(script)) >= 3  # the shell and the two it started
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    await until(lambda: not _processes_running(script), "every process of the command to end")
+    await until(lambda: not processes_naming(script), "every process of the command to end")
     assert face.made[0].result == {
         "type": "tool_result",
-        "content": "started\nstarted\n\nInterrupted by user",
+        "content": "started\nstarted\nInterrupted by user",
         "is_error": True,
     }

@@ -387,6 +387,10 @@ class TurnView(MessageReader):
         if self._last_header != tool_use_id:
             self.tool_header(tool_use_id, name, again=True)
         error = bool(block.get("is_error"))
+        if tool.shows_output:
+            self._print_output(result_text(block), error)
+            self._last_header = None
+            return
         summary = result_line(name, block, structured)
         self.console.print(
             Text.from_ansi(f"  ⎿  {summary}", style="red" if error else "dim"), no_wrap=True, overflow="ellipsis"
@@ -398,16 +402,13 @@ class TurnView(MessageReader):
                 self.console.print(Text(f"     {line}", style=style), no_wrap=True, overflow="ellipsis")
             if len(diff) > DIFF_LINES:
                 self.console.print(Text(f"     … {len(diff) - DIFF_LINES} more lines", style="dim"))
-        if tool.shows_output:
-            self._print_output(result_text(block), error)
         self._last_header = None
 
     def _print_output(self, text: str, error: bool) -> None:
-        """A ``!`` command's output under its result line, as it printed it (up to ``SHELL_OUTPUT_LINES``)."""
-        lines = text.rstrip("\n").splitlines()
-        if lines:
-            shown = "\n".join(f"     {line}" for line in lines[:SHELL_OUTPUT_LINES])
-            self.console.print(Text.from_ansi(shown, style="red" if error else ""))
+        """A ``!`` command's output in place of the result line, as it printed it (up to ``SHELL_OUTPUT_LINES``)."""
+        lines = text.rstrip("\n").splitlines() or [""]
+        shown = "\n".join(("  ⎿  " if n == 0 else "     ") + line for n, line in enumerate(lines[:SHELL_OUTPUT_LINES]))
+        self.console.print(Text.from_ansi(shown, style="red" if error else ""))
         if len(lines) > SHELL_OUTPUT_LINES:
             self.console.print(Text(f"     … {len(lines) - SHELL_OUTPUT_LINES} more lines", style="dim"))
 
