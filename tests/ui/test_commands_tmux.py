@@ -19,9 +19,10 @@ COMMANDS = [
     ("/model", ("Model: claude-haiku-5-5",)),
     ("/help", ("/export [FILE]", "/rewind")),
     ("/stauts", ("Did you mean /status?",)),
+    ("!printf 'shell-%s' works", ("shell-works",)),
     ("/clear", ("Started a new session",)),
 ]
-"""Each command and what a person should then see, whichever face they use."""
+"""Each command (and a ``!`` shell command) and what a person should then see, whichever face they use."""
 
 
 @pytest.mark.parametrize("face", [(), ("--plain",)], ids=["tui", "plain"])
