@@ -281,8 +281,9 @@ class Repl:
                 if not await run_command(self, text.strip()):
                     return
                 continue
-            if text.strip().startswith("!") and len(text.strip()) > 1:
-                await self.run_shell(text.strip()[1:].strip())
+            typed = text.strip()
+            if typed.startswith("!") and len(typed) > 1:  # a lone "!" is a prompt, as in the full-screen interface
+                await self.run_shell(typed[1:].strip())
                 continue
             await self.run_turn(text)
 
