@@ -35,6 +35,18 @@ async def test_bang_prints_the_output_and_the_next_prompt_carries_it(start_repl,
     assert sent_text(repl.server.requests[-1].body["messages"][-1]) == "and now?"  # told once
 
 
+async def test_clear_drops_shell_output_waiting_for_the_next_prompt(start_repl):
+    repl = start_repl([text_turn("fresh")])
+    await repl.idle()
+    repl.type("!echo before-clear" + ENTER)
+    await repl.wait_for("before-clear\n")
+    await repl.idle()
+    repl.type("/clear" + ENTER)
+    await repl.wait_for("Started a new session")
+    await repl.send("hello")
+    assert sent_text(repl.server.requests[-1].body["messages"][-1]) == "hello"
+
+
 async def test_a_failing_command_shows_its_exit_code(start_repl):
     repl = start_repl([])
     await repl.idle()

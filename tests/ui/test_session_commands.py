@@ -9,6 +9,7 @@ from pathlib import Path
 from agentcli.ui.tui.widgets.markdown_view import MarkdownView
 from agentcli.ui.tui.widgets.user_prompt import UserPrompt
 from tests.conftest import hook_entry
+from tests.messages import sent_text
 from tests.ui.conftest import (
     SIZE,
     idle,
@@ -240,6 +241,20 @@ async def test_clear_starts_a_new_session_in_the_tui(make_app):
         await send(pilot, "again")
         await idle(pilot)
     assert len(server.requests[-1].body["messages"]) == 1
+
+
+async def test_clear_drops_shell_output_waiting_for_the_next_prompt(make_app):
+    """``!cmd`` output goes with the next prompt of its conversation, never into the one /clear starts."""
+    app, server = make_app([text_turn("fresh")])
+    async with started(app) as pilot:
+        await send(pilot, "!echo before-clear")
+        await wait_for(pilot, lambda: app._shell_context)
+        first = app.session_id
+        await send(pilot, "/clear")
+        await wait_for(pilot, lambda: app.session_id != first and app._engine_ready.is_set())
+        await send(pilot, "hello")
+        await idle(pilot)
+    assert "before-clear" not in sent_text(server.requests[-1].body["messages"][-1])
 
 
 async def test_status_permissions_context_and_model(make_app):

@@ -252,6 +252,7 @@ class Repl:
             self.view.error(f"Could not start a new session: {exc}")
             return False
         note = f" (the last one: agentcli --resume {old.session_id})" if old.session_id in self.resume_ids else ""
+        self._shell_context.clear()  # `!` output waiting for the next prompt belonged to the old conversation
         self.view.reset()
         if resume is None:
             self.engine.config.session_source = "clear"

@@ -222,6 +222,7 @@ class SessionControl:
         self.status.state.starting = True
         self.status.show()
         await self._close_engine("other" if session_id else "clear")
+        self._shell_context.clear()  # `!` output waiting for the next prompt belonged to the old conversation
         options = setup.options
         self._reset_session_options(options, session_id)
         try:
