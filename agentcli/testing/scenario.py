@@ -199,6 +199,9 @@ class Turn(_Strict):
     delay_ms: float = Field(default=0, ge=0)
     first_byte_delay_ms: float = Field(default=0, ge=0)
     ping_every: int = Field(default=0, ge=0)
+    hold_after_events: int | None = Field(default=None, ge=1)
+    """Stream this many events, then nothing more until the test calls ``FakeAnthropicServer.release()``: the
+    test decides when the answer goes on, instead of guessing how long something on its side takes."""
     id: str | None = None
     expect: Expectation | None = None
     fault: Fault | None = None

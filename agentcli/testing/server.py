@@ -115,6 +115,7 @@ class FakeAnthropicServer:
         self._request_ids = itertools.count(1)
         self._message_ids = itertools.count(1)
         self._stopping = threading.Event()
+        self._released = threading.Event()
         self._connections: set[socket.socket] = set()
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -128,6 +129,8 @@ class FakeAnthropicServer:
         """Bind a free port (unless one was given) and serve from a background thread."""
         if self._httpd is not None:
             return self
+        if self._stopping.is_set():
+            self._released.clear()  # a restarted server holds its streams again
         self._stopping.clear()
         self._httpd = _HTTPServer(self, ("127.0.0.1", self._requested_port))
         self._port = int(self._httpd.server_address[1])
@@ -154,6 +157,7 @@ class FakeAnthropicServer:
         if httpd is None:
             return
         self._stopping.set()
+        self._released.set()
         with self._rendezvous:
             self._rendezvous.notify_all()
         wake, self._wake = self._wake, None
@@ -367,6 +371,15 @@ class FakeAnthropicServer:
         self._finish(record, 200)
         self._stream(handler, record, turn, frames)
 
+    def release(self) -> None:
+        """Let every stream held at its ``hold_after_events`` go on (and any held later: it is one-way)."""
+        self._released.set()
+
+    def _held(self) -> bool:
+        """Wait for :meth:`release`; False if the server stopped instead."""
+        self._released.wait()
+        return not self._stopping.is_set()
+
     def _meet(self, rendezvous: Rendezvous, record: RecordedRequest) -> None:
         """Wait until ``parties`` requests reached this rendezvous (they were in flight at the same time)."""
         with self._rendezvous:
@@ -428,12 +441,13 @@ class FakeAnthropicServer:
             ],
         )
         completes = not isinstance(fault, DropFault | StallFault)
-        if turn.delay_ms <= 0:
+        if turn.delay_ms <= 0 and turn.hold_after_events is None:
             self._send(handler, head + wire.chunked(frames) + (wire.LAST_CHUNK if completes else b""))
         else:
             self._send(handler, head)
             for n, frame in enumerate(frames):
-                if n and self._stopping.wait(turn.delay_ms / 1000):
+                held = n == turn.hold_after_events and not self._held()
+                if held or (n and turn.delay_ms and self._stopping.wait(turn.delay_ms / 1000)):
                     completes = False
                     break
                 self._send(handler, wire.chunk(frame))

@@ -85,3 +85,28 @@ def test_delayed_request_is_listed_at_once_and_abandoned_when_client_leaves(serv
     assert record.turn_index == 0
     wait_until(lambda: record.status is not None, "the response status")
     assert record.status == 0  # the server noticed the hang-up instead of sleeping out its five minutes
+
+
+def test_a_held_stream_goes_on_when_released(serve: Serve, client_for: Callable) -> None:
+    # three events: message_start, ping (the SDK skips it) and content_block_start
+    turn = {"content": [{"type": "text", "text": "held answer", "chunks": 4}], "hold_after_events": 3}
+    server = serve({"turns": [turn]})
+    with client_for(server).messages.stream(**ARGS) as stream:
+        events = iter(stream)
+        assert [next(events).type, next(events).type] == ["message_start", "content_block_start"]
+        server.release()
+        assert stream.get_final_message().content[0].text == "held answer"
+
+
+async def test_a_held_stream_is_cut_when_the_server_stops(serve: Serve, async_client_for: Callable) -> None:
+    # Only a stop ends a stream nobody released: it was cut, not sent whole.
+    turn = {"content": [{"type": "text", "text": "never all of it", "chunks": 4}], "hold_after_events": 3}
+    server = serve({"turns": [turn]})
+    seen: list[str] = []
+    with pytest.raises(httpx2.HTTPError):
+        async with async_client_for(server).messages.stream(**ARGS) as stream:
+            async for event in stream:
+                seen.append(event.type)
+                if event.type == "content_block_start":
+                    server.stop()
+    assert seen == ["message_start", "content_block_start"]
