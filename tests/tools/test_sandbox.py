@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +15,8 @@ import pytest
 from agentcli.tools.base import ToolEnv
 from agentcli.tools.sandbox import Sandbox, SandboxConfig
 from tests.conftest import collect
-from tests.waiting import until
+from tests.processes import running_with, sleep_seconds
+from tests.waiting import DEADLINE_S, until, wait_until
 
 
 @pytest.fixture
@@ -42,8 +41,13 @@ def listener() -> Iterator[tuple[int, list[bytes]]]:
     yield server.getsockname()[1], received
     server.shutdown(socket.SHUT_RDWR)  # wakes the blocked accept(); close() alone would leave it waiting
     server.close()
-    thread.join(timeout=60)
+    thread.join(timeout=DEADLINE_S)
     assert not thread.is_alive()
+
+
+def arrived(received: list[bytes]) -> list[bytes]:
+    """What the listener got, once it got something (its thread may still be reading when the command is done)."""
+    return wait_until(lambda: list(received), "the listener to receive the connection")
 
 
 @pytest.fixture
@@ -127,14 +131,14 @@ async def test_no_network_unless_allowed(run_tool, sandboxed, listener, project:
     allowed = ToolEnv(project_dir=project, sandbox=Sandbox(SandboxConfig(network=True), project))
     outcome = await run_tool("Bash", {"command": _connect(port)}, tool_env=allowed)
     assert outcome.ok, outcome.text
-    assert received == [b"leak"]
+    assert arrived(received) == [b"leak"]
 
 
 async def test_a_call_the_user_approved_in_person_may_use_the_network(run_tool, sandboxed, listener):
     port, received = listener
     sandboxed.sandbox.network_approved.add("toolu_approved")
     outcome = await run_tool("Bash", {"command": _connect(port)}, tool_env=sandboxed, tool_use_id="toolu_approved")
-    assert outcome.ok and received == [b"leak"]
+    assert outcome.ok and arrived(received) == [b"leak"]
 
 
 async def test_no_other_processes_or_host_sockets_are_visible(run_tool, sandboxed):
@@ -148,20 +152,8 @@ async def test_timeouts_still_end_the_whole_sandbox(run_tool, sandboxed, project
     assert outcome.structured["timedOut"] is True and "never" not in outcome.text
 
 
-def _running(marker: str) -> list[str]:
-    found = []
-    for name in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{name}/cmdline", "rb") as handle:
-                if marker.encode() in handle.read():
-                    found.append(name)
-        except OSError:
-            continue
-    return found
-
-
 async def test_an_interrupt_ends_everything_in_the_sandbox(fake_api, make_engine, project: Path):
-    marker = f"29.{os.getpid()}{time.monotonic_ns() % 1_000_000}"  # this test's own, whatever else is running
+    marker = sleep_seconds(29)  # this test's own, whatever else is running
     server = fake_api(
         {
             "turns": [
@@ -182,12 +174,12 @@ async def test_an_interrupt_ends_everything_in_the_sandbox(fake_api, make_engine
     engine = make_engine(server, permission_mode="bypassPermissions")
     task = asyncio.create_task(collect(engine, "run it"))
     await until(
-        lambda: (project / "started").exists() and len(_running(marker)) >= 2, "the sandboxed commands", task=task
+        lambda: (project / "started").exists() and len(running_with(marker)) >= 2, "the sandboxed commands", task=task
     )
     engine.interrupt()
-    messages = await asyncio.wait_for(task, 60)
+    messages = await asyncio.wait_for(task, DEADLINE_S)
     assert messages[-1]["subtype"] == "error_during_execution"
-    assert _running(marker) == []
+    assert running_with(marker) == []
 
 
 def _bash_turns(command: str, **extra: object) -> dict:
@@ -210,7 +202,7 @@ def test_a_rule_naming_the_command_grants_the_network_auto_allow_does_not(run_cl
     )
     named = fake_api(_bash_turns("python3 connect.py"))
     run_cli("-p", "go", "--allowedTools", "Bash(python3 connect.py)", server=named)
-    assert received == [b"named"]
+    assert arrived(received) == [b"named"]
     auto = json.dumps({"sandbox": {"mode": "auto-allow"}})
     proc = run_cli(
         "-p", "go", "--output-format", "json", "--settings", auto, server=fake_api(_bash_turns("python3 connect.py"))
