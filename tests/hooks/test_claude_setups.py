@@ -11,6 +11,7 @@ from typing import Any
 from agentcli.context.user_context import is_user_context_block
 from tests.conftest import collect
 from tests.messages import sent_text, tool_result
+from tests.waiting import DEADLINE_S
 
 DONE = {"content": [{"type": "text", "text": "All done."}]}
 
@@ -238,7 +239,7 @@ async def test_session_start_and_prompt_context(fake_api, make_engine, project: 
 
 
 async def test_prompt_hook_on_stop(fake_api, make_engine, project: Path):
-    hook = {"type": "prompt", "prompt": "Did the assistant finish the task? Input: $ARGUMENTS", "timeout": 30}
+    hook = {"type": "prompt", "prompt": "Did the assistant finish the task? Input: $ARGUMENTS", "timeout": DEADLINE_S}
     install(project, {"Stop": [{"hooks": [hook]}]}, {})
     judge_no = {"content": [{"type": "text", "text": '{"ok": false, "reason": "The README was not updated"}'}]}
     judge_yes = {"content": [{"type": "text", "text": '{"ok": true}'}]}
@@ -256,7 +257,7 @@ async def test_prompt_hook_on_stop(fake_api, make_engine, project: Path):
 
 
 async def test_prompt_hook_on_pre_tool_use_denies(fake_api, make_engine, project: Path):
-    hook = {"type": "prompt", "prompt": "Is this command safe to run? $ARGUMENTS"}
+    hook = {"type": "prompt", "prompt": "Is this command safe to run? $ARGUMENTS", "timeout": DEADLINE_S}
     install(project, {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}, {})
     judge = {"content": [{"type": "text", "text": '{"ok": false, "reason": "curl to an unknown host"}'}]}
     server = fake_api({"turns": [tool_turn("Bash", {"command": "curl http://x.example"}, "toolu_1"), judge, DONE]})
@@ -266,7 +267,7 @@ async def test_prompt_hook_on_pre_tool_use_denies(fake_api, make_engine, project
 
 
 async def test_agent_hook_on_stop(fake_api, make_engine, project: Path):
-    hook = {"type": "agent", "prompt": "Verify the answer mentions README.md. $ARGUMENTS"}
+    hook = {"type": "agent", "prompt": "Verify the answer mentions README.md. $ARGUMENTS", "timeout": DEADLINE_S}
     install(project, {"Stop": [{"hooks": [hook]}]}, {})
     check = tool_turn("Read", {"file_path": str(project / "README.md")}, "toolu_check")
     verdict = {"content": [{"type": "text", "text": '{"ok": true}'}]}
@@ -307,7 +308,7 @@ async def test_failure_event_cwd_after_cd_and_unfired_events(fake_api, make_engi
     hooks = {
         "PostToolUse": command("log.sh", "Bash"),
         "PostToolUseFailure": command("log.sh", "Bash"),
-        "PreToolUse": command("missing-script.sh", "Bash", timeout=5),
+        "PreToolUse": command("missing-script.sh", "Bash", timeout=DEADLINE_S),  # it fails at once, never times out
         "PermissionRequest": command("log.sh"),
         "Setup": command("log.sh"),
         "Notification": [{"hooks": [{"type": "http", "url": "http://localhost:1/hook"}]}],
