@@ -1,7 +1,7 @@
 """Interrupting at five points: the run stops at once, the conversation stays valid, the session goes on.
 
-Each point would last half a minute or more if nobody interrupted; the tests wait for the point to be reached
-(a condition, never a fixed time) and check the run ended long before that.
+Each point would last a minute or more if nobody interrupted; the tests wait for the point to be reached (a
+condition, never a fixed time), and a run that was not stopped would outlast the deadline they wait for its end.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from typing import Any
 
 import pytest
@@ -19,7 +18,7 @@ import pytest
 from agentcli.tools.base import Tool, ToolCall, ToolInput, ToolOutput, ToolRegistry
 from agentcli.tools.read import ReadTool
 from tests.conftest import collect
-from tests.waiting import until, wait_until
+from tests.waiting import DEADLINE_S, until, wait_until
 
 
 class WaitInput(ToolInput):
@@ -95,10 +94,8 @@ async def test_interrupt(point: str, fake_api, make_engine):
 
     task = asyncio.create_task(run())
     await until(lambda: reached(point, messages, server), f"the point {point!r}", task=task)
-    interrupted_at = time.monotonic()
     engine.interrupt()
-    await asyncio.wait_for(task, 60)
-    assert time.monotonic() - interrupted_at < 45  # each point lasts a minute (the retry-after cap) or more
+    await asyncio.wait_for(task, DEADLINE_S)
     result = messages[-1]
     assert result["type"] == "result" and result["is_error"] is True
     assert result["errors"][-1] == "Interrupted by user"
@@ -135,11 +132,9 @@ def test_sigint_in_print_mode_stops_the_run(fake_api, project, run_cli_env):
     # the first stream event on stdout: the answer is streaming now (and the handler is surely installed)
     first_line = proc.stdout.readline()
     assert first_line, "no output before the interrupt"
-    sent = time.monotonic()
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=DEADLINE_S)  # the answer alone streams for five minutes
     out = first_line + out
-    assert time.monotonic() - sent < 200  # the answer alone streams for five minutes
     assert proc.returncode == 130, err  # 128 + SIGINT, once the interrupted turn is recorded
     result = json.loads(out.splitlines()[-1])
     assert result["type"] == "result" and result["errors"] == ["Interrupted by user"]
@@ -159,7 +154,7 @@ def test_second_sigint_exits_at_once(fake_api, project, run_cli_env):
     wait_until(lambda: server.requests, "the request")
     proc.send_signal(signal.SIGINT)
     proc.send_signal(signal.SIGINT)
-    proc.communicate(timeout=60)
+    proc.communicate(timeout=DEADLINE_S)
     assert proc.returncode in (1, 130)
 
 
