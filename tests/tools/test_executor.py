@@ -14,7 +14,7 @@ from agentcli.events import ToolFinished, ToolProgress, ToolStarted
 from agentcli.tools.base import Tool, ToolCall, ToolEnv, ToolInput, ToolOutput, ToolRegistry
 from agentcli.tools.executor import INTERRUPTED, StreamingToolExecutor
 from agentcli.tools.permissions import PermissionDecision, allow_all
-from tests.waiting import until
+from tests.waiting import DEADLINE_S, until
 
 
 class SleepInput(ToolInput):
@@ -141,9 +141,7 @@ async def test_abort_interrupts_running_and_queued_calls(make, timeline):
     executor.add(use("w", "WriteNap", seconds=300))
     executor.add(use("queued", seconds=300))
     await running(timeline, 1)
-    started = time.monotonic()
-    await executor.abort()
-    assert time.monotonic() - started < 200  # cut short, not waited out
+    await asyncio.wait_for(executor.abort(), DEADLINE_S)  # cut short: waiting them out would take five minutes
     results = executor.results()
     assert [(f.tool_use_id, f.block["content"], f.is_error) for f in results] == [
         ("w", INTERRUPTED, True),
