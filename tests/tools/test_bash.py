@@ -4,26 +4,40 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
 from pathlib import Path
 
 import pytest
 
+from agentcli.tools import process
 from agentcli.tools.base import ToolCall, parse_input
 from agentcli.tools.bash import BashTool
 from agentcli.tools.process import group_alive
+from tests.processes import running_with, sleep_seconds
 from tests.tools.conftest import tool_named
-from tests.waiting import until
+from tests.waiting import DEADLINE_S, until
 
 
-async def test_runs_in_the_project_and_interleaves_stdout_and_stderr(run_tool, project: Path):
-    # two pipes: the order between them is the order of arrival, so the writes are spaced out
-    outcome = await run_tool("Bash", {"command": "pwd; echo out; sleep 0.05; echo err >&2; sleep 0.05; echo out2"})
-    assert outcome.ok
-    assert outcome.text.splitlines() == [str(project.resolve()), "out", "err", "out2"]
-    assert outcome.structured["stdout"] == f"{project.resolve()}\nout\nout2"  # no trailing newline, as in Claude Code
-    assert outcome.structured["stderr"] == "err"
-    assert outcome.structured["exitCode"] == 0
+async def test_runs_in_the_project_and_interleaves_stdout_and_stderr(env, project: Path, monkeypatch):
+    # Two pipes: the order between them is the order of arrival. Each write waits until the one before it has been
+    # read (every piece of output is reported at once here), so the order is the command's, however busy the machine.
+    monkeypatch.setattr(process, "PROGRESS_INTERVAL_S", 0.0)
+    gate = "while [ ! -e {0} ]; do sleep 0.01; done"
+    command = f"pwd; echo out; {gate.format('read-out')}; echo err >&2; {gate.format('read-err')}; echo out2"
+
+    def seen(output: str) -> None:
+        for text, name in (("out\n", "read-out"), ("err\n", "read-err")):
+            if text in output:
+                (project / name).touch()
+
+    tool = BashTool()
+    parsed = parse_input(tool, {"command": command})
+    output = await tool.call(parsed, ToolCall(env, "toolu_test", seen))
+    assert not output.is_error and isinstance(output.content, str)
+    assert output.content.splitlines() == [str(project.resolve()), "out", "err", "out2"]
+    assert output.structured is not None
+    assert output.structured["stdout"] == f"{project.resolve()}\nout\nout2"  # no trailing newline, as in Claude Code
+    assert output.structured["stderr"] == "err"
+    assert output.structured["exitCode"] == 0
 
 
 async def test_non_zero_exit_is_a_result_with_the_code(run_tool):
@@ -52,20 +66,18 @@ async def test_a_vanished_working_directory_falls_back_to_the_project(run_tool, 
     assert "no longer exists" in outcome.text and str(project.resolve()) in outcome.text
 
 
-async def test_timeout_stops_the_whole_process_group(run_tool, project: Path):
-    started = time.monotonic()
-    outcome = await run_tool("Bash", {"command": "echo $$ > pgid; sleep 300 & sleep 300; echo never", "timeout": 3000})
-    assert time.monotonic() - started < 200  # stopped at its timeout, not waited out
+async def test_timeout_stops_the_whole_process_group(run_tool):
+    marker = sleep_seconds(3600)  # far longer than any test: only the timeout ends these
+    outcome = await run_tool("Bash", {"command": f"sleep {marker} & sleep {marker}; echo never", "timeout": 3000})
     assert outcome.output.is_error and outcome.structured["timedOut"] is True
     assert "Command timed out after 3 s" in outcome.text and "never" not in outcome.text
-    pgid = int((project / "pgid").read_text())
-    assert not group_alive(pgid)
+    assert running_with(marker) == []  # the background one too
 
 
 async def test_background_children_do_not_outlive_the_command(run_tool, project: Path):
-    started = time.monotonic()
-    outcome = await run_tool("Bash", {"command": "echo $$ > pgid; (sleep 300 &); sleep 300 > /dev/null 2>&1 & echo ok"})
-    assert outcome.text == "ok" and time.monotonic() - started < 200  # did not wait for the children
+    command = "echo $$ > pgid; (sleep 3600 &); sleep 3600 > /dev/null 2>&1 & echo ok"
+    outcome = await asyncio.wait_for(run_tool("Bash", {"command": command}), DEADLINE_S)  # did not wait for them
+    assert outcome.text == "ok"
     assert not group_alive(int((project / "pgid").read_text()))
 
 
