@@ -11,6 +11,7 @@ from agentcli.tools.background import shells_report
 from agentcli.tools.process import group_alive
 from agentcli.ui.extensions import extensions_summary
 from tests.conftest import collect
+from tests.waiting import DEADLINE_S
 
 
 def use(tool_id: str, name: str, **tool_input: Any) -> dict[str, Any]:
@@ -107,6 +108,6 @@ async def test_kill_shell_and_a_finished_command(fake_api, make_engine, project:
     [unknown] = results(server.requests[3].body)
     assert unknown["is_error"] and "No shell found with ID: bash_9" in unknown["content"]
     finished = engine.config.extensions["shells"].shells["bash_2"]
-    await asyncio.wait_for(finished.exited.wait(), 10)
+    await asyncio.wait_for(finished.exited.wait(), DEADLINE_S)
     assert finished.status == "failed" and finished.exit_code == 3
     assert "done-out" in finished.take_new("stdout") and "done-err" in finished.take_new("stderr")
