@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Callable
@@ -12,7 +13,7 @@ import httpx2
 import pytest
 
 from agentcli.testing import FakeAnthropicServer
-from tests.waiting import wait_until
+from tests.waiting import DEADLINE_S, wait_until
 
 Serve = Callable[..., FakeAnthropicServer]
 ARGS: dict[str, Any] = {"model": "claude-test", "max_tokens": 1024, "messages": [{"role": "user", "content": "hi"}]}
@@ -134,9 +135,8 @@ def test_stall_goes_silent_until_client_gives_up(serve: Serve, client_for: Calla
     seen: list[str] = []
     started = time.monotonic()
     with pytest.raises(httpx2.ReadTimeout), client.messages.stream(**ARGS) as stream:
-        seen.extend(event.type for event in stream)
-    elapsed = time.monotonic() - started
-    assert 2.0 <= elapsed < 250  # the client's read timeout ended it, not the five-minute stall
+        seen.extend(event.type for event in stream)  # the stall's end would be a protocol error, not a timeout
+    assert time.monotonic() - started >= 2.0  # a floor: the server kept quiet until the client gave up
     assert [t for t in seen if t != "text"] == ["message_start", "content_block_start", "content_block_delta"]
 
 
@@ -150,15 +150,17 @@ def test_stall_ends_after_its_seconds(serve: Serve) -> None:
 
 
 async def test_stall_ends_when_the_server_stops(async_client_for: Callable) -> None:
-    server = FakeAnthropicServer(faulted({"kind": "stall", "after_events": 2, "seconds": 60})).start()
+    server = FakeAnthropicServer(faulted({"kind": "stall", "after_events": 2, "seconds": 3600})).start()
     client = async_client_for(server)
-    started = time.monotonic()
-    with pytest.raises(httpx2.HTTPError):
+
+    async def read() -> None:
         async with client.messages.stream(**ARGS) as stream:
             async for event in stream:
                 assert event.type == "message_start"
                 server.stop()
-    assert time.monotonic() - started < 50  # the stop cut it, not the minute of silence
+
+    with pytest.raises(httpx2.HTTPError):
+        await asyncio.wait_for(read(), DEADLINE_S)  # the stop cut it: the silence lasts an hour
 
 
 def test_sse_error_raises_api_status_error(serve: Serve, client_for: Callable) -> None:

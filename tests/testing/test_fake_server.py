@@ -13,7 +13,7 @@ import httpx2
 import pytest
 
 from agentcli.testing import FakeAnthropicServer
-from tests.waiting import wait_until
+from tests.waiting import DEADLINE_S, wait_until
 
 Serve = Callable[..., FakeAnthropicServer]
 TRICKY = {"file_path": "/tmp/é/漢字/🎉.txt", "content": 'line "one"\nline\\two\ttab', "n": [1, 2.5, None, True]}
@@ -338,11 +338,9 @@ def test_stop_interrupts_a_slow_stream(client_for: Callable) -> None:
     thread = threading.Thread(target=consume)
     thread.start()
     wait_until(lambda: server.requests, "the stream to begin")
-    started = time.monotonic()
     server.stop()
-    thread.join(timeout=60)
-    assert not thread.is_alive()
-    assert time.monotonic() - started < 200  # cut, not played out (the stream lasts 300 s)
+    thread.join(timeout=DEADLINE_S)
+    assert not thread.is_alive()  # cut, not played out (the stream lasts 300 s)
     assert errors
 
 
