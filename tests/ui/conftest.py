@@ -69,6 +69,15 @@ def make_app(project: Path, fake_api: Callable[..., FakeAnthropicServer], tmp_pa
     return make
 
 
+@pytest.fixture
+def unhurried_double_press(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second ctrl+c, ctrl+d or Esc counts as the second press of a pair however long a busy machine takes
+    between the two (the window is 1.5 s otherwise)."""
+    from agentcli.ui.tui import app
+
+    monkeypatch.setattr(app, "DOUBLE_PRESS_S", DEADLINE_S)
+
+
 async def wait_for(pilot: Any, condition: Callable[[], Any], timeout: float = DEADLINE_S) -> None:
     """Let the app run until ``condition()`` holds (a condition, never a fixed time: the machine may be busy)."""
     from textual.css.query import NoMatches  # noqa: TID251

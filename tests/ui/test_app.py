@@ -344,7 +344,7 @@ async def test_bang_commands_run_in_the_sandbox(make_app, project: Path, tmp_pat
     assert (project / "inside-bang").exists() and not outside.exists()
 
 
-async def test_ctrl_c_clears_then_exits(make_app):
+async def test_ctrl_c_clears_then_exits(make_app, unhurried_double_press):
     app, _server = make_app([text_turn("ok")])
     async with started(app) as pilot:
         await type_text(pilot, "draft")
@@ -356,7 +356,7 @@ async def test_ctrl_c_clears_then_exits(make_app):
     assert app.return_code in (0, None)
 
 
-async def test_ctrl_d_keeps_the_draft_and_exits_on_the_second_press(make_app):
+async def test_ctrl_d_keeps_the_draft_and_exits_on_the_second_press(make_app, unhurried_double_press):
     app, _server = make_app([text_turn("ok")])
     async with started(app) as pilot:
         await type_text(pilot, "draft")

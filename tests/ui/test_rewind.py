@@ -58,7 +58,7 @@ async def test_rewind_restores_the_conversation_and_the_files(make_app, project:
     assert "make notes" in texts and "something else" in texts and "change notes" not in texts
 
 
-async def test_esc_twice_rewinds_the_files_only(make_app, project: Path):
+async def test_esc_twice_rewinds_the_files_only(make_app, project: Path, unhurried_double_press):
     """Esc twice on an empty prompt opens the same menu; "files only" removes the file the first prompt created and
     leaves the conversation (and the session) as it was."""
     notes = project / "notes.txt"

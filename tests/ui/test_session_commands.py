@@ -123,7 +123,7 @@ async def test_permission_dialog_runs_notification_hooks(make_app, project: Path
     assert sent["message"] == "agentcli needs your permission to use Write" and sent["title"] == "Permission needed"
 
 
-async def test_exiting_runs_session_end_hooks(make_app, tmp_path: Path):
+async def test_exiting_runs_session_end_hooks(make_app, tmp_path: Path, unhurried_double_press):
     marker = tmp_path / "ended.json"
     flag = json.dumps({"hooks": hook_entry("SessionEnd", f"cat > {marker}")})
     app, _server = make_app([text_turn("hello")], settings_flag=flag)
