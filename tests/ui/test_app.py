@@ -129,7 +129,8 @@ async def test_ctrl_o_opens_and_closes_the_transcript_while_streaming(make_app):
     from agentcli.ui.tui.screens.transcript import TranscriptScreen
 
     long_text = "".join(f"Paragraph {n} of a long answer.\n\n" for n in range(40))
-    app, _server = make_app([text_turn(long_text, chunks=200, delay_ms=60)])
+    # the answer stops after about 200 characters until the test lets it go on: it is surely still streaming
+    app, server = make_app([{**text_turn(long_text, chunks=200), "hold_after_events": 40}])
     async with started(app) as pilot:
         await send(pilot, "tell me")
         await wait_for(pilot, lambda: "Paragraph 2" in app.conversation.query(MarkdownView).last().source)
@@ -137,9 +138,11 @@ async def test_ctrl_o_opens_and_closes_the_transcript_while_streaming(make_app):
         assert isinstance(app.screen, TranscriptScreen)
         await wait_for(pilot, lambda: app.screen.conversation.query(MarkdownView))
         detailed = app.screen.conversation.query(MarkdownView).last()
-        seen = len(detailed.source)
-        await wait_for(pilot, lambda: len(detailed.source) > seen + 50)  # still streaming while open
+        await wait_for(pilot, lambda: "Paragraph 2" in detailed.source)
         assert app.busy
+        seen = len(detailed.source)
+        server.release()
+        await wait_for(pilot, lambda: len(detailed.source) > seen + 50)  # what streams in while open is shown
         await pilot.press("ctrl+o")
         assert not isinstance(app.screen, TranscriptScreen)
         await pilot.press("ctrl+o")
