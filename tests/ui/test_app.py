@@ -329,21 +329,21 @@ async def test_bang_output_stays_in_the_main_view(make_app):
         await type_text(pilot, "!echo first-line; echo second-line")
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.conversation.query(ToolCallBlock).last().result is not None)
-        await pilot.pause()
-        lines = [line.strip() for line in screen_text(app).splitlines()]
-        assert "first-line" in lines and "second-line" in lines  # output lines, not the typed command
+
+        def lines() -> list[str]:
+            return [line.strip() for line in screen_text(app).splitlines()]
+
+        await wait_for(pilot, lambda: "first-line" in lines() and "second-line" in lines())  # not the typed command
 
 
 async def test_bang_commands_run_in_the_sandbox(make_app, project: Path, tmp_path: Path):
     outside = tmp_path / "bang-outside"
     app, _server = make_app([text_turn("ok")])
     async with started(app) as pilot:
-        await app._engine_ready.wait()
         await send(pilot, f"!touch inside-bang; touch {outside} /usr/bang-outside")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await wait_for(pilot, lambda: app.conversation.query(ToolCallBlock).last().result is not None)
         block = app.conversation.query(ToolCallBlock).last()
-        assert block.result is not None and "Read-only file system" in block.result["content"]
+        assert "Read-only file system" in block.result["content"]
     assert (project / "inside-bang").exists() and not outside.exists()
 
 
