@@ -13,7 +13,7 @@ import pytest
 from agentcli.tools.permissions import PermissionRequest
 from agentcli.ui.tui.app import AgentApp
 from agentcli.ui.tui.themes import available_themes
-from tests.ui.conftest import painted, wait_for
+from tests.ui.conftest import painted, wait_for, wait_for_text
 from tests.ui.scripted import conversation
 
 SIZE = (100, 48)
@@ -103,8 +103,8 @@ def _edit_dialog(request_input: dict[str, Any]) -> Any:
             "Edit", request_input, "toolu_e", "editing src/app.py needs approval", ("Edit(src/**)",)
         )
         pilot.app.push_screen(PermissionScreen(request, Path("/project")))
-        await pilot.pause(0.1)
-        await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, PermissionScreen))
+        await settled(pilot)
 
     return run_before
 
@@ -152,7 +152,7 @@ def test_context_view(snap_compare):
             compactor=Compactor(SimpleNamespace(), SimpleNamespace(), SimpleNamespace()),  # type: ignore[arg-type]
         )
         app.run_command("/context")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await wait_for_text(pilot, "Context: ", "/compact")
+        await settled(pilot)
 
     assert snap_compare(scripted_app(), terminal_size=(100, 24), run_before=run_before)
