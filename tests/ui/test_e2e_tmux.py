@@ -15,23 +15,14 @@ from typing import Any
 import pytest
 
 from agentcli.testing import FakeAnthropicServer
-from tests.ui.tmux import Tmux, agentcli_in_tmux
+from tests.ui.tmux import Tmux, agentcli_in_tmux, demo_running
 
 LONG_COMMAND = "echo 'Running the checks…'; sleep 300"
 
 
-def demo_with_a_long_command() -> dict[str, Any]:
-    scenario = json.loads((files("agentcli.testing") / "scenarios" / "demo.json").read_text(encoding="utf-8"))
-    for turn in scenario["turns"]:
-        for block in turn.get("content", []):
-            if block.get("type") == "tool_use" and block["name"] == "Bash":
-                block["input"]["command"] = LONG_COMMAND
-    return scenario
-
-
 @pytest.fixture
 def tmux(project: Path, fake_api: Callable[..., FakeAnthropicServer]) -> Iterator[Tmux]:
-    server = fake_api(demo_with_a_long_command())
+    server = fake_api(demo_running(LONG_COMMAND))
     with agentcli_in_tmux(
         project, height=40, COLORTERM="truecolor", ANTHROPIC_BASE_URL=server.base_url, ANTHROPIC_API_KEY="test-key"
     ) as terminal:

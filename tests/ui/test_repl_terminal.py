@@ -1,4 +1,9 @@
-"""``agentcli --plain`` as a real process: in tmux end to end with ``--demo``, and on a pty without credentials."""
+"""``agentcli --plain`` as a real process: in tmux end to end on the demo's script, and on a pty without
+credentials.
+
+The script is the demo's, except that its checks wait after the first line until the test has seen it on screen:
+a command's output shows only while it runs, and one that ended on its own first would make that a race.
+"""
 
 from __future__ import annotations
 
@@ -11,13 +16,30 @@ from pathlib import Path
 
 import pytest
 
-from tests.ui.tmux import Tmux, agentcli_in_tmux
+from agentcli.testing import FakeAnthropicServer
+from tests.ui.tmux import Tmux, agentcli_in_tmux, demo_running
 from tests.waiting import DEADLINE_S
+
+SEEN = "lint-seen"
+CHECKS = (
+    f"echo 'Running the checks…'; echo '✓ lint'; until [ -e {SEEN} ]; do sleep 0.05; done; "
+    "echo '✓ types'; echo '✓ 42 tests passed'"
+)
 
 
 @pytest.fixture
-def plain_demo(project: Path) -> Iterator[Tmux]:
-    with agentcli_in_tmux(project, "--demo", "--plain", height=30, scrollback=True) as terminal:
+def plain_demo(project: Path, fake_api: Callable[..., FakeAnthropicServer]) -> Iterator[Tmux]:
+    server = fake_api(demo_running(CHECKS))
+    with agentcli_in_tmux(
+        project,
+        "--plain",
+        "--allowedTools",
+        "Bash",  # the waiting loop is not a command that can be judged read-only
+        height=30,
+        scrollback=True,
+        ANTHROPIC_BASE_URL=server.base_url,
+        ANTHROPIC_API_KEY="test-key",
+    ) as terminal:
         yield terminal
 
 
@@ -30,6 +52,7 @@ def test_demo_plain_in_a_real_terminal(plain_demo: Tmux, project: Path):
     tmux.wait_for("print(text.splitlines()[0])")  # the streamed Markdown's code block
     tmux.wait_for("● Read(README.md)\n  ⎿  Read 3 lines")  # one line per call, one for its result
     tmux.wait_for("✓ lint")  # the command's output, live while it runs
+    (project / SEEN).touch()
     tmux.wait_for("Allow Write(agentcli-demo.md)?", "1. Yes, allow once")
     tmux.type("1")
     tmux.wait_for("4 requests · ↑", "⎿  Wrote 4 lines", "Done. In short:")  # the end-of-turn line, the last output

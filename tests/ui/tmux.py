@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
@@ -10,13 +11,25 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.waiting import DEADLINE_S
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+def demo_running(command: str) -> dict[str, Any]:
+    """The demo's script with its Bash call running ``command`` instead (one the test controls the end of)."""
+    scenario = json.loads((files("agentcli.testing") / "scenarios" / "demo.json").read_text(encoding="utf-8"))
+    for turn in scenario["turns"]:
+        for block in turn.get("content", []):
+            if block.get("type") == "tool_use" and block["name"] == "Bash":
+                block["input"]["command"] = command
+    return scenario
 
 
 class Tmux:
@@ -31,7 +44,7 @@ class Tmux:
         self.scrollback = scrollback
 
     def run(self, *args: str) -> str:
-        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=60)
+        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=DEADLINE_S)
         return done.stdout
 
     def screen(self) -> str:
@@ -76,7 +89,7 @@ def agentcli_in_tmux(
     arguments = " ".join(shlex.quote(arg) for arg in args)
     command = (
         f"cd {shlex.quote(str(project))} && env {exports} {shlex.quote(sys.executable)} -m agentcli "
-        f"{arguments}; echo AGENTCLI-EXITED-$?; sleep 60"
+        f"{arguments}; echo AGENTCLI-EXITED-$?; sleep 3600"
     )
     terminal.run("new-session", "-d", "-s", terminal.session, "-x", "110", "-y", str(height), command)
     try:
