@@ -38,8 +38,16 @@ async def test_a_prompt_streams_the_answer_into_the_scrollback(start_repl, tmp_p
 
 async def test_streaming_shows_the_tail_live_then_prints_the_markdown_once(start_repl):
     lines = "\n".join(f"- item number {n}" for n in range(40))
-    repl = start_repl([text_turn(f"A long list:\n\n{lines}\n\nThe end.", chunks=40, delay_ms=15)], terminal=True)
-    await repl.send("list")
+    # the answer stops half way until the test has seen its items live
+    turn = {**text_turn(f"A long list:\n\n{lines}\n\nThe end.", chunks=40), "hold_after_events": 24}
+    repl = start_repl([turn], terminal=True)
+    await repl.idle()
+    before = repl.repl.view.turns
+    repl.type("list" + ENTER)
+    await repl.wait_for("item number")
+    repl.server.release()
+    await repl.until(lambda: repl.repl.view.turns > before)
+    await repl.idle()
     out = repl.output
     assert "Working…" in out  # the live region (erased at the end of the turn)
     assert out.count("item number") > 40  # items were on screen while they streamed, then printed once more
