@@ -76,7 +76,7 @@ class Driver:
     async def leave(self) -> int:
         await self.idle()
         self.type(CTRL_D)
-        return await asyncio.wait_for(self.task, 60)
+        return await asyncio.wait_for(self.task, DEADLINE_S)
 
 
 def request_text(server: FakeAnthropicServer, index: int = -1) -> str:
@@ -129,7 +129,7 @@ async def start_repl(
             if not driver.task.done():
                 driver.type(CTRL_D)
                 with contextlib.suppress(BaseException):
-                    await asyncio.wait_for(asyncio.shield(driver.task), 60)
+                    await asyncio.wait_for(asyncio.shield(driver.task), DEADLINE_S)
             if not driver.task.done():
                 driver.task.cancel()
                 with contextlib.suppress(BaseException):

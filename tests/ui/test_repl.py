@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -173,11 +172,9 @@ async def test_escape_or_ctrl_c_interrupts_the_running_turn(start_repl, key: str
     await repl.idle()
     repl.type("wait" + ENTER)
     await repl.until(lambda: any(t.running_since for t in repl.repl.view.tools.values()))
-    started = time.monotonic()
     repl.type(key)
     await repl.wait_for("Interrupted · tell agentcli what to do instead")
-    await repl.idle()
-    assert time.monotonic() - started < 200  # the command was stopped, not waited out
+    await repl.idle()  # within the deadline: the command was stopped, not waited out
     await repl.send("go on")
     assert "Interrupted by user" in request_text(repl.server)
 
