@@ -13,6 +13,7 @@ import pytest
 from claude_agent_sdk._internal.message_parser import parse_message
 
 from tests.ui.protocol.conftest import AGENTCLI, text_turn, tool_turn
+from tests.waiting import DEADLINE_S
 
 STREAM = ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"]
 
@@ -31,7 +32,7 @@ def _user(text: str, **extra: Any) -> str:
 
 def _run(project: Path, env: dict[str, str], args: list[str], stdin: str) -> tuple[int, list[dict], str]:
     proc = subprocess.run(
-        [AGENTCLI, *args], cwd=project, env=env, input=stdin, capture_output=True, text=True, timeout=120
+        [AGENTCLI, *args], cwd=project, env=env, input=stdin, capture_output=True, text=True, timeout=DEADLINE_S
     )
     return proc.returncode, [json.loads(line) for line in proc.stdout.splitlines() if line.strip()], proc.stderr
 
@@ -197,7 +198,7 @@ def test_a_question_left_open_when_the_program_went_away_is_asked_once_on_the_ne
                 break
         proc.stdin.close()  # the driving program dies without answering
         lines = [json.loads(line) for line in proc.stdout]
-        assert proc.wait(timeout=60) == 1
+        assert proc.wait(timeout=DEADLINE_S) == 1
     session_id = lines[-1]["session_id"]
     assert lines[-1]["type"] == "result" and lines[-1]["is_error"]
     assert not (project / "approved.txt").exists()
@@ -224,7 +225,7 @@ def test_a_question_left_open_when_the_program_went_away_is_asked_once_on_the_ne
             if frame["type"] == "result":
                 break
         proc.stdin.close()
-        proc.wait(timeout=60)
+        proc.wait(timeout=DEADLINE_S)
     assert asked == ["toolu_orphan"]
     assert (project / "approved.txt").exists()
     note = server.requests[-1].body["messages"][-1]["content"][0]["text"]
@@ -237,14 +238,15 @@ def test_a_question_left_open_when_the_program_went_away_is_asked_once_on_the_ne
         text=True,
         input=_user("and again") + "\n",
         capture_output=True,
-        timeout=60,
+        timeout=DEADLINE_S,
     )
     assert '"can_use_tool"' not in again.stdout  # asked once, not again
 
 
 def test_sigterm_interrupts_the_running_turn_and_runs_nothing_queued(project, fake_api, run_cli_env):
-    slow = {"content": [{"type": "text", "text": "word " * 40, "chunks": 40}], "delay_ms": 100}
-    server = fake_api({"turns": [slow, text_turn("never")]})
+    # the answer stops after a few words and goes on only when the server stops: it is surely mid-stream
+    held = {"content": [{"type": "text", "text": "word " * 40, "chunks": 40}], "hold_after_events": 10}
+    server = fake_api({"turns": [held, text_turn("never")]})
     with _start(project, run_cli_env(server), [*STREAM, "--include-partial-messages"]) as proc:
         assert proc.stdout is not None
         _send(proc, _user("talk"))
@@ -254,7 +256,7 @@ def test_sigterm_interrupts_the_running_turn_and_runs_nothing_queued(project, fa
                 break
         proc.send_signal(signal.SIGTERM)
         lines = [json.loads(line) for line in proc.stdout]
-        assert proc.wait(timeout=60) == 128 + signal.SIGTERM
+        assert proc.wait(timeout=DEADLINE_S) == 128 + signal.SIGTERM
     results = [line for line in lines if line["type"] == "result"]
     assert len(results) == 1 and results[0]["is_error"] and results[0]["terminal_reason"] == "aborted_streaming"
     assert len(server.requests) == 1
