@@ -16,11 +16,13 @@ from claude_agent_sdk import (
 
 from tests.messages import tool_result, typed
 from tests.ui.protocol.conftest import conversation, result_text, text_turn, tool_turn
+from tests.waiting import DEADLINE_S
 
 
 async def test_interrupt_mid_stream_ends_the_turn_and_the_next_prompt_still_runs(sdk_options):
-    slow = {"content": [{"type": "text", "text": "word " * 60, "chunks": 60}], "delay_ms": 100}
-    options, server = sdk_options([slow, text_turn("Back again.")], include_partial_messages=True)
+    # the answer stops after a few words until the server stops: the interrupt surely lands mid-stream
+    held = {"content": [{"type": "text", "text": "word " * 60, "chunks": 60}], "hold_after_events": 10}
+    options, server = sdk_options([held, text_turn("Back again.")], include_partial_messages=True)
     async with ClaudeSDKClient(options=options) as client:
         await client.query("tell me a long story")
         interrupted = False
@@ -139,7 +141,7 @@ async def test_interrupt_cancels_an_open_permission_question(sdk_options, projec
         interrupting = asyncio.create_task(interrupt_once_asked())
         messages = [m async for m in client.receive_response()]
         await interrupting
-        await asyncio.wait_for(cancelled.wait(), 30)
+        await asyncio.wait_for(cancelled.wait(), DEADLINE_S)
     result = messages[-1]
     assert isinstance(result, ResultMessage) and result.is_error and result.terminal_reason == "aborted_tools"
     assert not (project / "never.txt").exists()
