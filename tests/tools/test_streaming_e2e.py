@@ -4,6 +4,7 @@ serial writes, interrupts that leave no process behind, and headless permission 
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import time
 from pathlib import Path
@@ -16,10 +17,7 @@ from agentcli.testing.sse import stream_frames
 from agentcli.tools.process import group_alive
 from tests.conftest import collect
 from tests.messages import without_cache_control
-from tests.waiting import until
-
-FRAME_DELAY_MS = 100
-TEXT_CHUNKS = 12
+from tests.waiting import DEADLINE_S, until
 
 
 def group_exists(pgid: int) -> bool:
@@ -31,11 +29,41 @@ def group_exists(pgid: int) -> bool:
     return True
 
 
-def scripted_stream_s(scenario: dict[str, Any]) -> float:
-    """How long the fake server takes to send the first turn: one delay between each pair of SSE frames."""
-    turn = load_scenario(scenario).turns[0]
-    frames = stream_frames(turn, message_id="msg_x", model="x", usage={"input_tokens": 1, "output_tokens": 1})
-    return (len(frames) - 1) * turn.delay_ms / 1000
+def events_through_first_block(turn: dict[str, Any]) -> int:
+    """How many SSE events the fake server sends up to and including the first content block's end."""
+    frames = stream_frames(
+        load_scenario({"turns": [turn]}).turns[0],
+        message_id="msg_x",
+        model="x",
+        usage={"input_tokens": 1, "output_tokens": 1},
+    )
+    return next(n for n, frame in enumerate(frames, 1) if frame.startswith(b"event: content_block_stop"))
+
+
+class Pipes:
+    """Named pipes that commands wait on: each stays open for writing once its reader came, until :meth:`close`
+    lets every reader go on at once (it reads the end of the pipe)."""
+
+    def __init__(self, *paths: Path) -> None:
+        for path in paths:
+            os.mkfifo(path)
+        self.paths = paths
+        self.writers: dict[Path, int] = {}
+
+    def all_read(self) -> bool:
+        for path in self.paths:
+            if path not in self.writers:
+                try:
+                    self.writers[path] = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+                except OSError as error:
+                    if error.errno != errno.ENXIO:  # ENXIO: nobody reads it yet
+                        raise
+        return len(self.writers) == len(self.paths)
+
+    def close(self) -> None:
+        for fd in self.writers.values():
+            os.close(fd)
+        self.writers.clear()
 
 
 def bash(tool_id: str, command: str) -> dict[str, Any]:
@@ -46,56 +74,77 @@ async def timed(engine: Any, prompt: str) -> list[tuple[float, dict[str, Any]]]:
     return [(time.monotonic(), message) async for message in engine.submit_message(prompt)]
 
 
-def first(events: list[tuple[float, dict[str, Any]]], kind: str, tool_use_id: str | None = None) -> float:
-    for stamp, message in events:
+def first(events: list[tuple[float, dict[str, Any]]], kind: str, tool_use_id: str | None = None) -> int:
+    """Where the first ``kind`` event is in the order the run reported its messages."""
+    for index, (_stamp, message) in enumerate(events):
         if (
             message["type"] == "system"
             and message.get("subtype") == kind
             and (tool_use_id is None or message.get("tool_use_id") == tool_use_id)
         ):
-            return stamp
+            return index
         if message["type"] == "stream_event" and message["event"]["type"] == kind:
-            return stamp
+            return index
     raise AssertionError(f"no {kind} event")
 
 
-async def test_a_tool_runs_while_the_model_is_still_streaming(fake_api, make_engine):
-    scenario = {
-        "turns": [
-            {
-                "content": [
-                    bash("toolu_quick", "echo started"),
-                    {"type": "text", "text": "While that runs, let me explain the plan. " * 4, "chunks": TEXT_CHUNKS},
-                ],
-                "delay_ms": FRAME_DELAY_MS,
-            },
-            {"content": [{"type": "text", "text": "Done."}]},
+async def test_a_tool_runs_while_the_model_is_still_streaming(fake_api, make_engine, project: Path):
+    turn: dict[str, Any] = {
+        "content": [
+            bash("toolu_quick", "echo started; touch ran"),
+            {"type": "text", "text": "While that runs, let me explain the plan. " * 4, "chunks": 12},
         ]
     }
-    assert scripted_stream_s(scenario) >= 1.9  # the text goes on streaming for seconds after the tool_use closes
-    server = fake_api(scenario)
-    engine = make_engine(server, include_partial_messages=True)
-    events = await timed(engine, "go")
+    # The answer stops once its tool_use block is complete, and goes on only when the test has seen the command
+    # run: a tool that waited for the end of the message would never run. (Its events are reported with the
+    # stream's next event.)
+    turn["hold_after_events"] = events_through_first_block(turn)
+    server = fake_api({"turns": [turn, {"content": [{"type": "text", "text": "Done."}]}]})
+    engine = make_engine(server, include_partial_messages=True, permission_mode="bypassPermissions")
+    events: list[tuple[float, dict[str, Any]]] = []
+
+    async def run() -> None:
+        async for message in engine.submit_message("go"):
+            events.append((time.monotonic(), message))
+
+    task = asyncio.create_task(run())
+    await until(lambda: (project / "ran").exists(), "the command to run mid-answer", task=task)
+    server.release()
+    await asyncio.wait_for(task, DEADLINE_S)
     assert events[-1][1]["subtype"] == "success"
-    # started and even finished before the model's message ended: it did not wait for the stream
+    # started before the message ended (and ran while it was held: the file); when its end is reported depends
+    # on how soon the shell's exit is noticed, so that is not compared with the stream
+    assert first(events, "tool_started", "toolu_quick") < first(events, "message_stop")
     assert first(events, "tool_started", "toolu_quick") < first(events, "tool_finished", "toolu_quick")
-    assert first(events, "tool_finished", "toolu_quick") < first(events, "message_stop")
     result = server.requests[1].body["messages"][2]["content"][0]
     assert result["tool_use_id"] == "toolu_quick" and result["content"] == "started"
 
 
-async def test_two_read_only_tools_run_at_the_same_time(fake_api, make_engine):
+async def test_two_read_only_tools_run_at_the_same_time(fake_api, make_engine, project: Path):
+    # Each command waits on a pipe of its own, and the pipes are let go only once both commands wait: run one
+    # after the other, the first would wait for ever and the second never start.
+    pipes = Pipes(project / "a.fifo", project / "b.fifo")
     server = fake_api(
         {
             "turns": [
-                {"content": [bash("toolu_a", "sleep 3; echo a"), bash("toolu_b", "sleep 3; echo b")]},
+                {"content": [bash("toolu_a", "head -c 1 a.fifo; echo a"), bash("toolu_b", "head -c 1 b.fifo; echo b")]},
                 {"content": [{"type": "text", "text": "ok"}]},
             ]
         }
     )
     engine = make_engine(server, include_partial_messages=True)
-    events = await timed(engine, "go")
-    # run one after the other, b could only start once a had finished
+    events: list[tuple[float, dict[str, Any]]] = []
+
+    async def run() -> None:
+        async for message in engine.submit_message("go"):
+            events.append((time.monotonic(), message))
+
+    task = asyncio.create_task(run())
+    try:
+        await until(pipes.all_read, "both commands to wait at the same time", task=task)
+    finally:
+        pipes.close()
+    await asyncio.wait_for(task, DEADLINE_S)
     assert first(events, "tool_started", "toolu_b") < first(events, "tool_finished", "toolu_a")
     blocks = server.requests[1].body["messages"][2]["content"]
     assert [(b["tool_use_id"], b["content"]) for b in blocks] == [("toolu_a", "a"), ("toolu_b", "b")]
@@ -148,12 +197,12 @@ async def test_interrupting_a_running_command_leaves_no_process(fake_api, make_e
     assert group_alive(pgid)
     if how == "interrupt":
         engine.interrupt()
-        messages = await asyncio.wait_for(task, 60)
+        messages = await asyncio.wait_for(task, DEADLINE_S)
         assert messages[-1]["subtype"] == "error_during_execution"
     else:
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
-            await asyncio.wait_for(task, 60)
+            await asyncio.wait_for(task, DEADLINE_S)
     assert not group_alive(pgid)  # nothing of the group is running any more
     await until(lambda: not group_exists(pgid), f"process group {pgid} to be gone")  # reaped, gone altogether
     if how == "cancel":
