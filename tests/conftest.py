@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from agentcli.testing import FakeAnthropicServer
+from tests.waiting import DEADLINE_S
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -50,6 +51,8 @@ def hermetic_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
     # Backoff starts at 10 ms instead of 500 ms (the same knob users have); tests of real delays override it.
     monkeypatch.setenv("AGENTCLI_RETRY_BASE_DELAY_MS", "10")
+    # An MCP server may take longer than the default 30 s to start on a busy machine (the same knob users have).
+    monkeypatch.setenv("MCP_TIMEOUT", str(int(DEADLINE_S * 1000)))
     return home
 
 

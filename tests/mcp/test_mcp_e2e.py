@@ -14,6 +14,7 @@ from agentcli.ui.extensions import extensions_summary
 from tests.conftest import collect
 from tests.mcp.conftest import request_tools, stdio_config, tool_results
 from tests.messages import without_cache_control
+from tests.waiting import DEADLINE_S
 
 
 def call(tool_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -27,7 +28,7 @@ def two_turns(*uses: dict[str, Any]) -> dict[str, Any]:
 async def started(engine: Any) -> Any:
     manager = engine.config.extensions["mcp"]
     engine.start_services()
-    await manager.wait_started(timeout=60)
+    await manager.wait_started(timeout=DEADLINE_S)
     return manager
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from tests.conftest import collect
 from tests.messages import sent_text
+from tests.waiting import DEADLINE_S
 
 PLUGIN = Path(__file__).with_name("example-plugin")
 
@@ -56,7 +57,7 @@ async def test_each_part_of_the_plugin_works(fake_api, make_engine, project: Pat
     )
     engine = make_engine(server, plugin_dirs=[str(PLUGIN)], permission_mode="bypassPermissions")
     engine.start_services()
-    await engine.config.extensions["mcp"].wait_started(timeout=60)
+    await engine.config.extensions["mcp"].wait_started(timeout=DEADLINE_S)
     messages = await collect(engine, "go")
 
     first = server.requests[0].body
