@@ -14,7 +14,7 @@ from agentcli.api.pricing import cost_usd
 from agentcli.tools.process import group_alive
 from tests.conftest import collect
 from tests.messages import system_text, typed
-from tests.waiting import until
+from tests.waiting import DEADLINE_S, until
 
 
 def task(tool_id: str, prompt: str, agent: str = "general-purpose") -> dict[str, Any]:
@@ -43,7 +43,7 @@ def nested(messages: list[dict[str, Any]], parent: str) -> list[dict[str, Any]]:
 
 
 async def test_two_tasks_run_concurrently_and_answer_in_order(fake_api, make_engine):
-    meet = {"name": "subagents", "parties": 2}
+    meet = {"name": "subagents", "parties": 2, "timeout_s": DEADLINE_S}  # however slow the second one is to come
     server = fake_api(
         {
             "turns": [
@@ -143,7 +143,7 @@ async def test_interrupting_the_parent_stops_both_subagents(fake_api, make_engin
     groups = [int(f.read_text()) for f in files]
     assert all(group_alive(g) for g in groups)
     engine.interrupt()
-    messages = await asyncio.wait_for(running, 60)
+    messages = await asyncio.wait_for(running, DEADLINE_S)
     assert messages[-1]["subtype"] == "error_during_execution"
     assert not any(group_alive(g) for g in groups)
     answered = [
