@@ -35,7 +35,7 @@ def test_a_second_process_is_refused_until_the_first_ends_even_by_sigkill(
     fake_api, run_cli, run_cli_env, project: Path
 ):
     session_id = str(uuid.uuid4())
-    slow = fake_api({"turns": [{"content": [{"type": "text", "text": "late"}], "first_byte_delay_ms": 60000}]})
+    slow = fake_api({"turns": [{"content": [{"type": "text", "text": "late"}], "first_byte_delay_ms": 3_600_000}]})
     first = subprocess.Popen(
         [sys.executable, "-m", "agentcli", "-p", "--session-id", session_id, "first"],
         cwd=project,
