@@ -39,7 +39,8 @@ async def test_the_partial_answer_is_kept_and_marked(fake_api, make_engine, proj
     server = fake_api(
         {
             "turns": [
-                {"content": [{"type": "text", "text": FULL, "chunks": 80}], "delay_ms": 25},
+                # held after about a quarter of the answer: the interrupt surely lands before its end
+                {"content": [{"type": "text", "text": FULL, "chunks": 80}], "hold_after_events": 24},
                 {"content": [{"type": "text", "text": "Where was I?"}]},
             ]
         }
@@ -80,7 +81,7 @@ async def test_an_interrupt_before_any_text_adds_only_the_marker(fake_api, make_
     server = fake_api(
         {
             "turns": [
-                {"content": [{"type": "text", "text": "late"}], "first_byte_delay_ms": 30000},
+                {"content": [{"type": "text", "text": "late"}], "first_byte_delay_ms": 3_600_000},
                 {"content": [{"type": "text", "text": "ok"}]},
             ]
         }
