@@ -12,6 +12,7 @@ from agentcli.api.client import AnthropicClient, Credentials, ModelRequest
 from agentcli.api.errors import ApiError
 from agentcli.testing import FakeAnthropicServer
 from agentcli.testing.scripted_model import ScriptedModel
+from tests.waiting import DEADLINE_S
 
 REQUEST = ModelRequest(model="claude-test", max_tokens=1024, messages=[{"role": "user", "content": "hi"}])
 CONTENT: list[dict[str, Any]] = [
@@ -76,7 +77,7 @@ def error_facts(error: ApiError | None) -> Any:
 async def test_same_events_and_errors_as_the_real_client_over_http(name: str, fake_api: Callable[..., Any]):
     scenario = {"turns": [TURNS[name]]}
     server: FakeAnthropicServer = fake_api(scenario)
-    client = AnthropicClient(Credentials(api_key="test-key", base_url=server.base_url), idle_timeout_s=5)
+    client = AnthropicClient(Credentials(api_key="test-key", base_url=server.base_url), idle_timeout_s=DEADLINE_S)
     try:
         over_http = await collect(client)
     finally:
