@@ -8,6 +8,7 @@ from pathlib import Path
 from claude_agent_sdk._internal.message_parser import parse_message
 
 from tests.messages import system_text, typed
+from tests.waiting import DEADLINE_S
 
 TEXT_TURN = {"content": [{"type": "text", "text": "Hi there", "chunks": 3}]}
 
@@ -241,7 +242,7 @@ def test_a_reader_that_goes_away_stops_the_run_quietly(fake_api, project, run_cl
         env=run_cli_env(server),
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=DEADLINE_S,
     )
     assert proc.stdout.strip() == "141"
     assert "Traceback" not in proc.stderr and proc.stderr == ""

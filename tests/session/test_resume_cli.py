@@ -9,6 +9,7 @@ from pathlib import Path
 from agentcli.context.user_context import is_user_context_block
 from tests.messages import typed
 from tests.session.conftest import read_lines, text_turn
+from tests.waiting import DEADLINE_S
 
 TWO = {"turns": [text_turn("first answer"), text_turn("second answer"), text_turn("third answer")]}
 
@@ -127,7 +128,7 @@ def test_unknown_here_but_known_elsewhere_says_where(run_cli, fake_api, project:
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=DEADLINE_S,
     )
     session_id = _session_id(proc.stdout)
     here = run_cli("-p", "--resume", session_id, "x", server=server)
