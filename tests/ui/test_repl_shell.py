@@ -4,8 +4,6 @@ prompt, and Esc or ctrl+c stops the command and gives the prompt back."""
 from __future__ import annotations
 
 import json
-import sys
-import uuid
 from pathlib import Path
 
 import pytest
@@ -14,7 +12,7 @@ from agentcli.ui.repl.render import SHELL_OUTPUT_LINES
 from tests.messages import sent_text
 from tests.ui.conftest import text_turn
 from tests.ui.repl_driver import CTRL_C, ENTER, ESCAPE
-from tests.ui.test_shell_command import processes_naming
+from tests.ui.test_shell_command import processes_naming, waiting_script
 
 
 async def test_bang_prints_the_output_and_the_next_prompt_carries_it(start_repl, tmp_path: Path):
@@ -68,11 +66,10 @@ async def test_a_long_output_is_printed_up_to_a_cap(start_repl):
 
 @pytest.mark.parametrize("key", [ESCAPE, CTRL_C], ids=["esc", "ctrl+c"])
 async def test_esc_or_ctrl_c_stops_the_command_and_the_prompt_comes_back(start_repl, project: Path, key: str):
-    script = f"bang-child-{uuid.uuid4().hex}.py"
-    (project / script).write_text("import os, time\nos.write(1, b'started\\n')\ntime.sleep(300)\n")
+    script = waiting_script(project)
     repl = start_repl([text_turn("fine")])
     await repl.idle()
-    repl.type(f"!{sys.executable} ./{script}" + ENTER)
+    repl.type(f"!sh ./{script}" + ENTER)
     await repl.until(lambda: any("started" in tool.output for tool in repl.repl.view.tools.values()))
     assert processes_naming(script)
     repl.type(key)

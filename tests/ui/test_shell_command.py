@@ -105,6 +105,14 @@ async def test_bytes_are_decoded_whole_across_reads_and_bad_ones_replaced(projec
     assert face.made[0].structured == {"stdout": "€" * 5000 + "\ufffdok", "exitCode": 0}
 
 
+def waiting_script(project: Path) -> str:
+    """A shell script in the project that says "started" and then waits until it is killed; its unique name is on
+    its command line. (Shell, not this interpreter: inside the sandbox the private /tmp hides a checkout there.)"""
+    script = f"bang-child-{uuid.uuid4().hex}.sh"
+    (project / script).write_text("printf 'started\\n'\nwhile :; do sleep 1; done\n")
+    return script
+
+
 def processes_naming(marker: str) -> list[int]:
     """The processes whose command line names ``marker`` (seen from here, whatever namespace they run in)."""
     found = []
@@ -125,9 +133,8 @@ async def test_interrupting_kills_the_command_and_what_it_started(project: Path,
     name of a script in the project folder that each has on its command line."""
     sandbox = Sandbox(SandboxConfig(), project) if sandboxed else None
     assert sandbox is None or sandbox.active
-    script = f"bang-child-{uuid.uuid4().hex}.py"
-    (project / script).write_text("import os, time\nos.write(1, b'started\\n')\ntime.sleep(300)\n")
-    command = f"{sys.executable} ./{script} & {sys.executable} ./{script}; wait"
+    script = waiting_script(project)
+    command = f"sh ./{script} & sh ./{script}; wait"
     face = RecordingFace()
     task = asyncio.ensure_future(run_shell_command(command, project, face, sandbox))
     await until(lambda: face.made and face.made[0].outputs[-1:] == ["started\n" * 2], "both to run", task=task)
