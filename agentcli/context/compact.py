@@ -177,6 +177,13 @@ class Compactor:
             outcome = await self.hooks.run(
                 "PreCompact", {"trigger": trigger, "custom_instructions": focus}, match_value=trigger
             )
+            blocked = outcome.blocking
+            if blocked:  # exit 2 or `decision: "block"`: no compaction this time, as in Claude Code
+                reasons = "; ".join(f"{message} [{command}]" for command, message in blocked)
+                yield Notice(
+                    "warning", {"level": "warning", "message": f"A PreCompact hook blocked compaction: {reasons}"}
+                )
+                return
             # What the hooks print (plain text, exit 0) joins the instructions, as in Claude Code.
             extra = [r.stdout.strip() for r in outcome.results if r.exit_code == 0 and r.output is None]
             focus = "\n\n".join(text for text in [focus, *extra] if text) or None

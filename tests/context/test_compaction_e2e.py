@@ -203,6 +203,22 @@ async def test_pre_compact_hooks_run_with_the_trigger_and_add_instructions(fake_
     assert "never for manual" not in instruction
 
 
+async def test_a_pre_compact_hook_can_block_compaction(fake_api, make_engine, project):
+    """Exit 2 (or ``decision: "block"``) stops this compaction: nothing is summarised, the history stays, the user
+    is told why."""
+    _setup(project, window=200_000)
+    hooks = {"hooks": {"PreCompact": [{"hooks": [{"type": "command", "command": "echo 'not now' >&2; exit 2"}]}]}}
+    server = fake_api({"turns": [_text("Hello."), _summary("S.")]})
+    engine = make_engine(server, settings_flag=json.dumps(hooks))
+    await collect(engine, "Hi.")
+    before = list(engine.messages)
+
+    out = await engine.compact()
+    assert not any(is_summary_request(r.body) for r in server.requests)
+    assert engine.messages == before
+    assert [m.get("subtype") for m in out] == ["warning"] and "not now" in out[0]["message"]
+
+
 async def test_context_report_uses_the_settings_window_and_threshold(fake_api, make_engine, project):
     from agentcli.commands.reports import context_report
 
