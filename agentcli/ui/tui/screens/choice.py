@@ -1,4 +1,5 @@
-"""ChoicePicker: one question, a list of answers, Enter to pick, Esc to leave it (``/rewind``'s two steps)."""
+"""ChoicePicker: one question, a list of answers, Enter to pick, Esc to leave it (``/rewind``'s two steps, the
+session picker, yes/no questions)."""
 
 from __future__ import annotations
 
@@ -29,23 +30,38 @@ class ChoicePicker(ModalScreen[str | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", show=False)]
 
-    def __init__(self, title: str, answers: list[tuple[str, str]], hint: str, *, highlighted: int = 0) -> None:
+    def __init__(
+        self,
+        title: str,
+        answers: list[tuple[str, str | Content]],
+        hint: str,
+        *,
+        highlighted: int = 0,
+        empty: str = "Nothing to choose from.",
+    ) -> None:
         super().__init__()
         self.title_text = title
         self.answers = answers
         self.hint = hint
         self.start_at = highlighted
+        self.empty = empty
 
     def compose(self) -> ComposeResult:
         with Vertical(id="choice-box"):
             yield Static(Content.styled(self.title_text, "bold"), id="choice-title")
-            yield OptionList(*(Option(Content(label), id=key) for key, label in self.answers), id="choice-options")
+            if self.answers:
+                options = (
+                    Option(Content(label) if isinstance(label, str) else label, id=key) for key, label in self.answers
+                )
+                yield OptionList(*options, id="choice-options")
+            else:
+                yield Static(self.empty)
             yield Static(Content.styled(self.hint, "$text-muted"))
 
     def on_mount(self) -> None:
-        options = self.query_one(OptionList)
-        options.highlighted = min(self.start_at, max(0, options.option_count - 1))
-        options.focus()
+        for options in self.query(OptionList):
+            options.highlighted = min(self.start_at, max(0, options.option_count - 1))
+            options.focus()
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
