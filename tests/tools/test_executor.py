@@ -228,7 +228,8 @@ async def test_the_time_spent_at_the_permission_prompt_is_not_the_tools(make):
     answered: list[float] = []
 
     async def slow_person(tool: Any, tool_input: Any, call: Any) -> PermissionDecision:
-        await asyncio.sleep(0.05)
+        asked = time.monotonic()
+        await until(lambda: time.monotonic() > asked + 0.05, "the person to take a moment")
         answered.append(time.monotonic())
         return PermissionDecision("allow")
 

@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import io
 import json
-import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +21,7 @@ from agentcli.ui.history import PromptHistory
 from agentcli.ui.repl.app import Repl
 from agentcli.ui.repl.render import make_console
 from agentcli.ui.session_setup import SessionSetup
-from tests.waiting import DEADLINE_S
+from tests.waiting import DEADLINE_S, until
 
 ENTER = "\r"
 ESCAPE = "\x1b"
@@ -46,14 +45,11 @@ class Driver:
         return file.getvalue()
 
     async def until(self, condition: Callable[[], Any], timeout: float = DEADLINE_S) -> None:
-        deadline = time.monotonic() + timeout
-        while not condition():
-            if self.task.done():
-                self.task.result()
-                raise AssertionError(f"the REPL ended while waiting; it printed:\n{self.output}")
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {condition}; the REPL printed:\n{self.output}")
-            await asyncio.sleep(0.01)
+        """The shared wait, with what the REPL printed when it fails (the REPL's own error, if it crashed)."""
+        try:
+            await until(condition, str(condition), task=self.task, timeout=timeout)
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}; the REPL printed:\n{self.output}") from None
 
     async def wait_for(self, needle: str, timeout: float = DEADLINE_S) -> None:
         await self.until(lambda: needle in self.output, timeout)
