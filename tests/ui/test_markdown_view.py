@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult  # noqa: TID251
 from textual.containers import VerticalScroll  # noqa: TID251
 
-from agentcli.ui.tui.markdown_blocks import open_fence, split_blocks
+from agentcli.ui.tui.markdown_split import open_fence, split_blocks
 from agentcli.ui.tui.widgets import markdown_view
 from agentcli.ui.tui.widgets.markdown_view import MarkdownView
 from tests.waiting import until
@@ -81,6 +81,21 @@ async def test_streamed_text_renders_like_the_whole_text():
     assert "• one" in text and "◦ nested" in text
     assert "def f(x):" in text and "```" not in text
     assert "a │ bb" in text and "▌ quoted" in text
+
+
+async def test_a_message_cut_into_blocks_renders_as_one_pass_over_the_whole_text_would():
+    """Blocks are rendered one by one (and cut without a full parse); the lines must not show the seams."""
+    unused_definition = "\n[ref]: https://example.com\n\nA [link](https://example.com) after a definition.\n"
+    doc = DOC + (unused_definition + "\n1. one\n\n2. two\n") * 3
+    app = Harness()
+    async with app.run_test(size=(60, 40)) as pilot:
+        view = app.query_one(MarkdownView)
+        view.append(doc)
+        view.finish()
+        await until(lambda: view.rendered, "the message to render")
+        await pilot.pause()
+        whole = [strip.text.rstrip() for strip in view.renderer.render(doc, view.content_size.width, final=True)]
+        assert [view.render_line(y).text.rstrip() for y in range(view.virtual_size.height)] == whole
 
 
 async def test_updates_are_batched():

@@ -10,8 +10,6 @@ the fence closes.
 
 from __future__ import annotations
 
-import itertools
-import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,60 +21,13 @@ from textual.strip import Strip
 from textual.style import Style
 from textual.visual import Visual
 
+from agentcli.ui.tui.markdown_split import open_fence, parser, warm_parser
+
 if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
     from markdown_it.token import Token
     from textual.widget import Widget
 
-_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})([^`]*)$")
 _BULLETS = ("• ", "◦ ", "▪ ")
-_PARSER: MarkdownIt | None = None
-_SPLITTER: MarkdownIt | None = None
-
-
-def parser() -> MarkdownIt:
-    """CommonMark with tables and strikethrough (parsed lazily: the import stays off the first frame)."""
-    global _PARSER
-    if _PARSER is None:
-        from markdown_it import MarkdownIt
-
-        _PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"])
-    return _PARSER
-
-
-def split_blocks(text: str) -> tuple[list[str], str]:
-    """Split ``text`` into finished top-level blocks and the last (still open) block, by source lines.
-
-    Each piece keeps its own leading blank lines, so ``"".join(done) + tail == text``.
-    """
-    fence = open_fence(text)
-    if fence is not None:
-        return [], text
-    global _SPLITTER
-    if _SPLITTER is None:  # block structure only: inline parsing is a third of the cost and splitting needs none
-        _SPLITTER = parser().__class__("commonmark").enable(["table", "strikethrough"]).disable(["inline", "text_join"])
-    tokens = _SPLITTER.parse(text)
-    starts = [tok.map[0] for tok in tokens if tok.level == 0 and tok.map is not None and tok.nesting >= 0]
-    if len(starts) < 2:
-        return [], text
-    lines = text.splitlines(keepends=True)
-    cuts = [0, *starts[1:]]
-    done = ["".join(lines[a:b]) for a, b in itertools.pairwise(cuts)]
-    return done, "".join(lines[cuts[-1] :])
-
-
-def open_fence(text: str) -> tuple[str, str] | None:
-    """If ``text`` is a code fence that has not been closed yet: its marker and info string."""
-    first, _, rest = text.lstrip("\n").partition("\n")
-    match = _FENCE_OPEN.match(first)
-    if match is None:
-        return None
-    marker = match.group(1)
-    for line in rest.split("\n"):
-        stripped = line.strip()
-        if stripped.startswith(marker) and set(stripped) == {marker[0]}:
-            return None
-    return marker, match.group(2).strip()
 
 
 @dataclass
@@ -330,6 +281,20 @@ def warm_highlighter(language: str) -> None:
         return
     _WARMED.add(language)
     threading.Thread(target=_highlight, args=("x", language), name=f"warm-{language}", daemon=True).start()
+
+
+def warm_markdown() -> None:
+    """Build the Markdown parsers and the most common language's highlighter in a background thread, once: the
+    first answer would otherwise pay for them (≈ 0.15 s) on the interface's loop."""
+    if COMMON_LANGUAGE in _WARMED:
+        return
+    _WARMED.add(COMMON_LANGUAGE)
+    threading.Thread(target=_warm_markdown, name="warm-markdown", daemon=True).start()
+
+
+def _warm_markdown() -> None:
+    warm_parser()
+    _highlight("x", COMMON_LANGUAGE)
 
 
 def _highlight(code: str, language: str | None) -> Content:

@@ -24,7 +24,8 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from agentcli.ui.tui.markdown_blocks import COMMON_LANGUAGE, BlockRenderer, open_fence, split_blocks, warm_highlighter
+from agentcli.ui.tui.markdown_blocks import BlockRenderer, warm_highlighter, warm_markdown
+from agentcli.ui.tui.markdown_split import open_fence, split_blocks
 
 FLUSH_INTERVAL_S = 1 / 30
 BURST_FLUSH_INTERVAL_S = 0.25
@@ -209,8 +210,8 @@ class MarkdownView(Widget):
         return [Strip.blank(0)] if has_above else []
 
     def _block_lines(self, index: int, width: int) -> list[Strip]:
-        source = self._done_sources[index]
-        return self._separator(index > 0) + self.renderer.render(source, width, final=True)
+        lines = self.renderer.render(self._done_sources[index], width, final=True)
+        return self._separator(index > 0) + lines if lines else []  # a link definition alone shows nothing
 
     def _estimate(self, index: int, width: int) -> int:
         """A deferred block's height until it is rendered: its source lines, wrapped at the width."""
@@ -274,8 +275,8 @@ class MarkdownView(Widget):
         self._backfill_handle = None
         if not self._deferred or not self._width:
             return
-        if self._pending or self._flush_handle is not None:
-            self._schedule_backfill()  # the stream is still coming in: it goes first
+        if self._pending or self._flush_handle is not None or time.monotonic() - self._last_flush < BACKFILL_DELAY_S:
+            self._schedule_backfill()  # the stream is still coming in, or its last text not yet painted: it goes first
             return
         deadline = time.monotonic() + BACKFILL_BUDGET_S
         changed = False
@@ -364,8 +365,7 @@ class MarkdownView(Widget):
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
-        if not self._finished:
-            warm_highlighter(COMMON_LANGUAGE)
+        warm_markdown()  # a finished message renders its code too; the next may be a burst
         if self._pending:
             self.flush()
 
