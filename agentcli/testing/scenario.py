@@ -94,7 +94,8 @@ class WebSearchResultSpec(_Strict):
 
     type: Literal["web_search_tool_result"]
     tool_use_id: str
-    content: list[dict[str, Any]] = Field(default_factory=list)
+    content: list[dict[str, Any]] | dict[str, Any] = Field(default_factory=list)
+    """The results, or the API's error object (``{"type": "web_search_tool_result_error", "error_code": ...}``)."""
 
 
 ContentSpec = Annotated[

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
 from agentcli.ui.errors import error_hint, strip_api_prefix
+from agentcli.ui.server_tools import is_server_result, server_result
 from agentcli.ui.shapes import (
     AssistantMessage,
     ContentBlock,
@@ -269,6 +270,15 @@ class MessageReader:
             )
         elif kind in ("tool_use", "server_tool_use"):
             self._blocks[index] = ("tool", self._tool(str(block.get("name", "?")), str(block.get("id", ""))))
+        elif is_server_result(block):
+            self._server_result(block)
+
+    def _server_result(self, block: ContentBlock) -> None:
+        """The API ran the tool itself: its result comes in the assistant message, whole."""
+        tool = self.tools.get(str(block.get("tool_use_id")))
+        if tool is not None:
+            result, structured = server_result(block)
+            tool.set_result(result, structured)
 
     def _tool(self, name: str, tool_use_id: str) -> ToolHandle:
         handle = self.tools[tool_use_id] = self.new_tool(name, tool_use_id)
@@ -303,6 +313,8 @@ class MessageReader:
                 self._tool(str(block.get("name", "?")), str(block.get("id", ""))).input_complete(
                     block.get("input") or {}
                 )
+            elif is_server_result(block):
+                self._server_result(block)
 
     def _user(self, message: UserMessage) -> None:
         content = (message.get("message") or {}).get("content")

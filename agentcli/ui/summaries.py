@@ -120,6 +120,8 @@ def result_line(name: str, block: dict[str, Any], structured: dict[str, Any] | N
         return f"Found {_plural(int(data['numFiles']), 'file')}"
     if name == "TodoWrite":
         return "Updated the task list"
+    if name == "web_search" and isinstance(data.get("results"), list):
+        return f"Did 1 search · {_plural(len(data['results']), 'result')}"
     first = next((line for line in text.splitlines() if line.strip()), "Done")
     return _short(first, 160)
 
