@@ -103,10 +103,11 @@ async def wait_for_text(pilot: Any, *needles: str, timeout: float = DEADLINE_S) 
 
 
 def painted(app: Any) -> bool:
-    """Nothing waits to be drawn: every Markdown view on the screen has rendered all the text it was given."""
+    """Nothing waits to be drawn: every Markdown view on the screen has rendered all the text it was given, every
+    block at its real height (a block not yet rendered holds an estimated one, and scrolling would land elsewhere)."""
     from agentcli.ui.tui.widgets.markdown_view import MarkdownView
 
-    return all(view.rendered for view in app.screen.query(MarkdownView))
+    return all(view.fully_rendered for view in app.screen.query(MarkdownView))
 
 
 async def ready(pilot: Any) -> None:

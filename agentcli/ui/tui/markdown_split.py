@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import threading
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -28,15 +29,23 @@ _LINE_EVENTS = re.compile(
 _LIST_ITEM = re.compile(r"(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)", re.MULTILINE)
 _PARSER: MarkdownIt | None = None
 _SPLITTER: MarkdownIt | None = None
+_BUILDING = threading.Lock()
+_FIRST_TEXT = "# a\n\n- *b* `c` [d](e)\n\n| f |\n|---|\n| g |\n"
+"""Parsed once by each new parser before it is shared: markdown-it compiles its rule chains on first use, and two
+threads doing that at once could each see the other's half-built chains."""
 
 
 def parser() -> MarkdownIt:
     """CommonMark with tables and strikethrough (parsed lazily: the import stays off the first frame)."""
     global _PARSER
     if _PARSER is None:
-        from markdown_it import MarkdownIt
+        with _BUILDING:
+            if _PARSER is None:
+                from markdown_it import MarkdownIt
 
-        _PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+                built = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+                built.parse(_FIRST_TEXT)
+                _PARSER = built
     return _PARSER
 
 
@@ -44,13 +53,19 @@ def _splitter() -> MarkdownIt:
     """Block structure only: inline parsing is a third of the cost and splitting needs none."""
     global _SPLITTER
     if _SPLITTER is None:
-        _SPLITTER = parser().__class__("commonmark").enable(["table", "strikethrough"]).disable(["inline", "text_join"])
+        kind = type(parser())
+        with _BUILDING:
+            if _SPLITTER is None:
+                built = kind("commonmark").enable(["table", "strikethrough"]).disable(["inline", "text_join"])
+                built.parse(_FIRST_TEXT)
+                _SPLITTER = built
     return _SPLITTER
 
 
 def warm_parser() -> None:
-    """Import markdown-it and build both parsers ahead of the first answer (≈ 40 ms the first time)."""
-    _splitter().parse("# warm\n\n- up\n")
+    """Import markdown-it and build both parsers ahead of the first answer (≈ 40 ms the first time); safe from any
+    thread."""
+    _splitter()
 
 
 def sure_cuts(text: str) -> list[int]:

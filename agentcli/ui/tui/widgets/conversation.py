@@ -106,8 +106,8 @@ class Segment(Vertical):
             if not child.display:
                 continue
             region = child.region
-            if not region.width:
-                return None
+            if not region.width or child.outer_size != region.size:
+                return None  # not laid out, or not yet told its size (it would render blank lines)
             x, y = region.x - area.x, region.y - area.y
             if x < 0 or y < 0 or y + region.height > area.height:
                 return None
@@ -161,7 +161,9 @@ class Conversation(VerticalScroll):
             return not widget.has_class("-queued")
         live = self.reader.is_open(widget)
         if isinstance(widget, MarkdownView):
-            return widget.rendered and (widget.finished or not live)
+            # Every block at its real height and laid out so: a block still deferred would be kept as blank lines.
+            laid_out = widget.fully_rendered and widget.content_size.height == widget.line_count
+            return laid_out and (widget.finished or not live)
         if isinstance(widget, ThinkingBlock):
             return widget.done or not live
         return True

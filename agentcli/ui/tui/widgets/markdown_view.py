@@ -158,6 +158,17 @@ class MarkdownView(Widget):
         """True once the text has been laid out at the current width."""
         return bool(self._width) and not self._pending
 
+    @property
+    def fully_rendered(self) -> bool:
+        """True once every block has its real lines: none still holds an estimated height (they are rendered when
+        painted, or a few at a time once the stream pauses)."""
+        return self.rendered and not self._deferred
+
+    @property
+    def line_count(self) -> int:
+        """How many lines the message has now (its laid-out height follows on the next layout pass)."""
+        return len(self._done_lines) + len(self._tail_lines)
+
     def recipe(self) -> Callable[[], MarkdownView]:
         """How to build this message again (plain data: a frozen history segment keeps no widget alive)."""
         return partial(MarkdownView, self.source, classes=" ".join(self.classes))
