@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentcli.config.child_env import child_environment
 from agentcli.hooks.config import ConfiguredHook, matcher_matches
 
 OUTPUT_CAP = 64 * 1024
@@ -213,8 +214,7 @@ class HookRunner:
                 return HookResult(hook, None, "", "", 0.0, error=f"no model client to run this {hook.kind} hook")
             return await _call_back(hook, stdin, lambda payload: judge(hook, payload))
         env = {
-            **os.environ,
-            **self.env,
+            **child_environment(self.env),
             "CLAUDE_PROJECT_DIR": str(self.project_dir),
             "AGENTCLI_PROJECT_DIR": str(self.project_dir),
             "CLAUDE_CODE_SESSION_ID": self.session_id,

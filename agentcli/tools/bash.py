@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import functools
-import os
 from pathlib import Path
 from typing import Any
 
 from pydantic import Field
 
+from agentcli.config.child_env import child_environment
 from agentcli.tools.base import Tool, ToolCall, ToolFailure, ToolInput, ToolOutput
 from agentcli.tools.commands import changes_directory
 from agentcli.tools.output import spill_path
@@ -166,8 +166,7 @@ def _sandbox_for(sandbox: Sandbox | None, tool_input: Any, notes: list[str]) -> 
 
 
 def _environment(extra: dict[str, str]) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(extra)
+    env = child_environment(extra)
     env.update({"AGENTCLI": "1", "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"})
     return env
 

@@ -18,6 +18,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from agentcli.config.child_env import child_environment
 from agentcli.ui.reader import INTERRUPTED, MessageReader
 
 MAX_CONTEXT_CHARS = 30_000
@@ -53,9 +54,12 @@ def with_shell_input(contexts: list[str], prompt: str) -> str:
     return "\n".join([*contexts, prompt])
 
 
-async def run_shell_command(command: str, cwd: Path, reader: MessageReader, sandbox: Any = None) -> str:
+async def run_shell_command(
+    command: str, cwd: Path, reader: MessageReader, sandbox: Any = None, env: dict[str, str] | None = None
+) -> str:
     """Run ``command`` with live output in a Bash block of ``reader``'s face; returns the context block for the
-    model. Cancelled, it kills the command's process group, says so in the block and re-raises."""
+    model. ``env``: the settings' environment, as Bash commands get it. Cancelled, it kills the command's process
+    group, says so in the block and re-raises."""
     block = reader.new_tool("Bash", f"shell_{uuid.uuid4().hex[:12]}")
     block.show_output()
     block.start({"command": command})
@@ -66,6 +70,7 @@ async def run_shell_command(command: str, cwd: Path, reader: MessageReader, sand
     process = await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,
+        env=child_environment(env),
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         stdin=asyncio.subprocess.DEVNULL,

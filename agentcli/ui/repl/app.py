@@ -356,9 +356,10 @@ class Repl:
     async def run_shell(self, command: str) -> None:
         """``!cmd``: run ``command`` in the project with its output shown; what it printed goes to the model with
         the next prompt. Esc or ctrl+c stops it and the prompt comes back."""
-        sandbox = self.engine.config.tool_env.sandbox if self.engine is not None else None
+        tool_env = self.engine.config.tool_env if self.engine is not None else None
+        sandbox, env = (tool_env.sandbox, tool_env.env) if tool_env is not None else (None, None)
         async with self._working():
-            task = self._shell = asyncio.ensure_future(run_shell_command(command, self.cwd, self.view, sandbox))
+            task = self._shell = asyncio.ensure_future(run_shell_command(command, self.cwd, self.view, sandbox, env))
             try:
                 await asyncio.wait({task})
             finally:

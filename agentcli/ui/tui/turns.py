@@ -205,6 +205,7 @@ class TurnControl:
 
     @work(group="shell", exit_on_error=False)
     async def _shell_worker(self: AgentApp, command: str) -> None:
-        sandbox = self.engine.config.tool_env.sandbox if self.engine is not None else None
-        context = await run_shell_command(command, self.cwd, self.conversation.reader, sandbox)
+        tool_env = self.engine.config.tool_env if self.engine is not None else None
+        sandbox, env = (tool_env.sandbox, tool_env.env) if tool_env is not None else (None, None)
+        context = await run_shell_command(command, self.cwd, self.conversation.reader, sandbox, env)
         self._shell_context.append(context)
