@@ -212,7 +212,8 @@ async def run_stream(deltas: list[str], *, pace: float | None = None, prior_mess
         ticker = Ticker()
         ticker.start()
         app.send("go")
-        await app.workers.wait_for_complete()
+        # The turn, not the highlighting a long fence gets in the background after it is shown plain.
+        await app.workers.wait_for_complete([worker for worker in app.workers if worker.group == "turn"])
         await pilot.pause()
         done = time.perf_counter()
         stalls = ticker.stop()

@@ -207,3 +207,40 @@ def test_a_languages_highlighter_is_built_once_in_the_background_and_unknown_nam
     markdown_blocks.warm_highlighter("No-Such-Language-X extra-info")
     markdown_blocks.warm_highlighter("   ")
     assert started == ["warm-no-such-language-x"]
+
+
+async def test_a_long_fence_is_highlighted_in_a_thread_and_a_short_one_at_once(monkeypatch):
+    """Highlighting costs ≈ 0.2 ms a line: a 200-line fence shows plain for a moment and is highlighted off the
+    event loop (so typing never waits for it); a short fence is highlighted as it closes."""
+    import threading
+
+    threads: list[str] = []
+    real = markdown_view.highlight_all
+
+    def recording(fences):
+        threads.append(threading.current_thread().name)
+        return real(fences)
+
+    monkeypatch.setattr(markdown_view, "highlight_all", recording)
+    long_code = "\n".join(f"value_{n} = compute({n})  # step {n}" for n in range(200))
+    doc = f"Short:\n\n```python\nx = 1\n```\n\nLong:\n\n```python\n{long_code}\n```\n\nEnd."
+
+    def styles_of(view: MarkdownView, marker: str) -> set[str]:
+        for y in range(len(view._done_lines)):
+            strip = view.render_line(y)
+            if marker in strip.text:
+                return {str(segment.style) for segment in strip if segment.text.strip()}
+        raise AssertionError(f"{marker!r} is not on screen")
+
+    app = Harness()
+    async with app.run_test(size=(80, 300)) as pilot:
+        view = app.query_one(MarkdownView)
+        view.append(doc)
+        view.finish()
+        await until(lambda: view.rendered, "the message to render")
+        assert len(styles_of(view, "x = 1")) > 1  # the short fence: highlighted straight away
+        await until(lambda: view.fully_rendered, "the long fence to be highlighted")
+        await pilot.pause()
+        assert len(styles_of(view, "value_199 = compute(199)")) > 1
+        assert threads and threading.main_thread().name not in threads
+        assert "End." in "\n".join(view.render_line(y).text for y in range(len(view._done_lines)))

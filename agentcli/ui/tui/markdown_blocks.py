@@ -102,6 +102,11 @@ class BlockRenderer:
     def __init__(self, widget: Widget, highlight: Callable[[str, str | None], Content] | None = None) -> None:
         self.widget = widget
         self._highlight = highlight or _highlight
+        self.highlight_limit: int | None = None
+        """Fences of more lines than this are left plain and listed in ``left_plain`` (to highlight elsewhere)."""
+        self.left_plain: list[tuple[str, str | None]] = []
+        self.highlighted: dict[tuple[str, str | None], Content] = {}
+        """Highlighting done elsewhere, by (code, language): used instead of highlighting again."""
 
     # -- entry points -------------------------------------------------------------------------------------------
 
@@ -122,7 +127,7 @@ class BlockRenderer:
         """
         code = code.removesuffix("\n").expandtabs(4)
         lang = (language or "").split()[0] if language else ""
-        content = self._highlight(code, lang or None) if highlight else Content(code)
+        content = self._highlighted(code, lang or None) if highlight else Content(code)
         widget = self.widget
         base = widget.visual_style + widget.get_visual_style("md--fence")
         fill = base.rich_style
@@ -143,6 +148,16 @@ class BlockRenderer:
             pieces = [strip] if length <= inner else [strip.crop(i, i + inner) for i in range(0, length, inner)]
             out.extend(Strip([indent, *piece]).extend_cell_length(width, fill) for piece in pieces)
         return out
+
+    def _highlighted(self, code: str, language: str | None) -> Content:
+        key = (code, language)
+        ready = self.highlighted.pop(key, None)
+        if ready is not None:
+            return ready
+        if self.highlight_limit is not None and code.count("\n") >= self.highlight_limit:
+            self.left_plain.append(key)
+            return Content(code)
+        return self._highlight(code, language)
 
     def plain_code_line(self, line: str, width: int) -> list[Strip]:
         """One line of a fence that is still streaming (no highlighting until it closes)."""
@@ -295,6 +310,11 @@ def warm_markdown() -> None:
 def _warm_markdown() -> None:
     warm_parser()
     _highlight("x", COMMON_LANGUAGE)
+
+
+def highlight_all(fences: list[tuple[str, str | None]]) -> dict[tuple[str, str | None], Content]:
+    """Highlight code blocks (in a worker thread: pygments takes ≈ 0.2 ms a line, the screen must not wait)."""
+    return {key: _highlight(*key) for key in fences}
 
 
 def _highlight(code: str, language: str | None) -> Content:

@@ -24,7 +24,7 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from agentcli.ui.tui.markdown_blocks import BlockRenderer, warm_highlighter, warm_markdown
+from agentcli.ui.tui.markdown_blocks import BlockRenderer, highlight_all, warm_highlighter, warm_markdown
 from agentcli.ui.tui.markdown_split import open_fence, split_blocks
 
 FLUSH_INTERVAL_S = 1 / 30
@@ -36,6 +36,9 @@ EAGER_MIN_LINES = 24
 """Lines of newly finished blocks rendered at once at least (a screenful when the screen is taller)."""
 BACKFILL_DELAY_S = 0.1
 BACKFILL_BUDGET_S = 0.015
+HIGHLIGHT_INLINE_LINES = 60
+"""A closed fence of up to this many lines is highlighted at once (≈ 15 ms); a longer one shows plain for a moment
+while a worker thread highlights it (pygments takes ≈ 0.2 ms a line: typing must not wait for a 500-line file)."""
 
 
 def flush_interval(arrived_chars: int, elapsed_s: float) -> float:
@@ -140,6 +143,9 @@ class MarkdownView(Widget):
         self._last_flush = 0.0
         self._flush_interval = FLUSH_INTERVAL_S
         self._renderer: BlockRenderer | None = None
+        self._generation = 0
+        """Counts re-renders (width, theme): highlighting finished for an older one is dropped."""
+        self._highlighting = 0
         self.flushes = 0
 
     # -- feeding ----------------------------------------------------------------------------------------------------
@@ -162,7 +168,7 @@ class MarkdownView(Widget):
     def fully_rendered(self) -> bool:
         """True once every block has its real lines: none still holds an estimated height (they are rendered when
         painted, or a few at a time once the stream pauses)."""
-        return self.rendered and not self._deferred
+        return self.rendered and not self._deferred and not self._highlighting
 
     @property
     def line_count(self) -> int:
@@ -215,14 +221,41 @@ class MarkdownView(Widget):
     def renderer(self) -> BlockRenderer:
         if self._renderer is None:
             self._renderer = BlockRenderer(self)
+            self._renderer.highlight_limit = HIGHLIGHT_INLINE_LINES
         return self._renderer
 
     def _separator(self, has_above: bool) -> list[Strip]:
         return [Strip.blank(0)] if has_above else []
 
     def _block_lines(self, index: int, width: int) -> list[Strip]:
-        lines = self.renderer.render(self._done_sources[index], width, final=True)
+        renderer = self.renderer
+        renderer.left_plain = []
+        lines = renderer.render(self._done_sources[index], width, final=True)
+        if renderer.left_plain and self.is_mounted:
+            self._highlighting += 1
+            self.run_worker(
+                self._highlight_later(index, renderer.left_plain, self._generation),
+                group="highlight",
+                exit_on_error=False,
+            )
         return self._separator(index > 0) + lines if lines else []  # a link definition alone shows nothing
+
+    async def _highlight_later(self, index: int, fences: list[tuple[str, str | None]], generation: int) -> None:
+        """Highlight a block's long fences in a thread, then put its highlighted lines in place of the plain ones."""
+        try:
+            ready = await asyncio.to_thread(highlight_all, fences)
+        finally:
+            self._highlighting -= 1
+        if generation != self._generation or self._blocks[index] is None:
+            return
+        self.renderer.highlighted.update(ready)
+        lines = self._block_lines(index, self._width)
+        self.renderer.highlighted.clear()
+        changed = len(lines) != self._heights[index]
+        self._blocks[index] = lines
+        self._heights[index] = len(lines)
+        self._join()
+        self.refresh(layout=changed)
 
     def _estimate(self, index: int, width: int) -> int:
         """A deferred block's height until it is rendered: its source lines, wrapped at the width."""
@@ -336,6 +369,7 @@ class MarkdownView(Widget):
     def _rerender(self, width: int) -> None:
         """Render everything again (new width or theme): the last blocks now, the rest deferred."""
         self._width = width
+        self._generation += 1
         sources, self._done_sources = self._done_sources, []
         self._blocks, self._heights, self._deferred = [], [], 0
         self._add_blocks(sources, width)
