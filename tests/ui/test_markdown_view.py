@@ -244,3 +244,21 @@ async def test_a_long_fence_is_highlighted_in_a_thread_and_a_short_one_at_once(m
         assert len(styles_of(view, "value_199 = compute(199)")) > 1
         assert threads and threading.main_thread().name not in threads
         assert "End." in "\n".join(view.render_line(y).text for y in range(len(view._done_lines)))
+
+
+async def test_a_theme_change_while_a_long_fence_is_highlighted_still_ends_highlighted():
+    long_code = "\n".join(f"value_{n} = compute({n})" for n in range(120))
+    app = Harness()
+    async with app.run_test(size=(80, 200)) as pilot:
+        view = app.query_one(MarkdownView)
+        view.append(f"Code:\n\n```python\n{long_code}\n```\n")
+        view.finish()
+        await until(lambda: view.rendered, "the message to render")
+        app.theme = "textual-light"  # before the thread is done: its result belongs to the old colours
+        await until(lambda: view.fully_rendered, "the fence to be highlighted in the new theme")
+        await pilot.pause()
+        row = next(y for y in range(len(view._done_lines)) if "value_119" in view.render_line(y).text)
+        fresh = view.renderer.code_lines(f"{long_code}\n", "python", view.content_size.width, highlight=False)
+        highlighted = view.render_line(row)
+        assert len({str(s.style) for s in highlighted if s.text.strip()}) > 1
+        assert highlighted.text == fresh[119].text

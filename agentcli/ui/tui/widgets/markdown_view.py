@@ -246,8 +246,8 @@ class MarkdownView(Widget):
             ready = await asyncio.to_thread(highlight_all, fences)
         finally:
             self._highlighting -= 1
-        if generation != self._generation or self._blocks[index] is None:
-            return
+        if generation != self._generation or not self._width or self._blocks[index] is None:
+            return  # rendered again meanwhile (a new width or theme), or about to be
         self.renderer.highlighted.update(ready)
         lines = self._block_lines(index, self._width)
         self.renderer.highlighted.clear()
