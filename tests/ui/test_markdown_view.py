@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
 from textual.app import App, ComposeResult  # noqa: TID251
 from textual.containers import VerticalScroll  # noqa: TID251
 
@@ -57,6 +61,18 @@ def lines_of(view: MarkdownView) -> list[str]:
     return [view.render_line(y).text.rstrip() for y in range(view.size.height)]
 
 
+@asynccontextmanager
+async def showing(doc: str, size: tuple[int, int]) -> AsyncIterator[tuple[Any, MarkdownView]]:
+    """A pilot and a view that was given the whole of ``doc`` at once, once it has rendered it."""
+    app = Harness()
+    async with app.run_test(size=size) as pilot:
+        view = app.query_one(MarkdownView)
+        view.append(doc)
+        view.finish()
+        await until(lambda: view.rendered, "the message to render")
+        yield pilot, view
+
+
 async def test_streamed_text_renders_like_the_whole_text():
     app = Harness()
     async with app.run_test(size=(60, 40)) as pilot:
@@ -87,12 +103,7 @@ async def test_a_message_cut_into_blocks_renders_as_one_pass_over_the_whole_text
     """Blocks are rendered one by one (and cut without a full parse); the lines must not show the seams."""
     unused_definition = "\n[ref]: https://example.com\n\nA [link](https://example.com) after a definition.\n"
     doc = DOC + (unused_definition + "\n1. one\n\n2. two\n") * 3
-    app = Harness()
-    async with app.run_test(size=(60, 40)) as pilot:
-        view = app.query_one(MarkdownView)
-        view.append(doc)
-        view.finish()
-        await until(lambda: view.rendered, "the message to render")
+    async with showing(doc, (60, 40)) as (pilot, view):
         await pilot.pause()
         whole = [strip.text.rstrip() for strip in view.renderer.render(doc, view.content_size.width, final=True)]
         lines: list[str] = []
@@ -232,12 +243,7 @@ async def test_a_long_fence_is_highlighted_in_a_thread_and_a_short_one_at_once(m
                 return {str(segment.style) for segment in strip if segment.text.strip()}
         raise AssertionError(f"{marker!r} is not on screen")
 
-    app = Harness()
-    async with app.run_test(size=(80, 300)) as pilot:
-        view = app.query_one(MarkdownView)
-        view.append(doc)
-        view.finish()
-        await until(lambda: view.rendered, "the message to render")
+    async with showing(doc, (80, 300)) as (pilot, view):
         assert len(styles_of(view, "x = 1")) > 1  # the short fence: highlighted straight away
         await until(lambda: view.fully_rendered, "the long fence to be highlighted")
         await pilot.pause()
@@ -248,13 +254,8 @@ async def test_a_long_fence_is_highlighted_in_a_thread_and_a_short_one_at_once(m
 
 async def test_a_theme_change_while_a_long_fence_is_highlighted_still_ends_highlighted():
     long_code = "\n".join(f"value_{n} = compute({n})" for n in range(120))
-    app = Harness()
-    async with app.run_test(size=(80, 200)) as pilot:
-        view = app.query_one(MarkdownView)
-        view.append(f"Code:\n\n```python\n{long_code}\n```\n")
-        view.finish()
-        await until(lambda: view.rendered, "the message to render")
-        app.theme = "textual-light"  # before the thread is done: its result belongs to the old colours
+    async with showing(f"Code:\n\n```python\n{long_code}\n```\n", (80, 200)) as (pilot, view):
+        pilot.app.theme = "textual-light"  # before the thread is done: its result belongs to the old colours
         await until(lambda: view.fully_rendered, "the fence to be highlighted in the new theme")
         await pilot.pause()
         row = next(y for y in range(len(view._done_lines)) if "value_119" in view.render_line(y).text)
