@@ -49,6 +49,13 @@ def _noted(output: str, note: str) -> str:
     return "\n".join(part for part in (output.rstrip("\n"), note) if part)
 
 
+def session_shell(engine: Any) -> tuple[Any, dict[str, str] | None]:
+    """The sandbox and the settings' environment a ``!`` command gets in ``engine``'s session (none before the
+    session has started)."""
+    tool_env = engine.config.tool_env if engine is not None else None
+    return (tool_env.sandbox, tool_env.env) if tool_env is not None else (None, None)
+
+
 def with_shell_input(contexts: list[str], prompt: str) -> str:
     """The prompt to send: the commands the user ran since the last one come first, then what they typed."""
     return "\n".join([*contexts, prompt])

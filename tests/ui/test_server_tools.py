@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentcli.ui.reader import MessageReader
 from agentcli.ui.server_tools import is_server_result, server_result
 from agentcli.ui.summaries import result_line
 from agentcli.ui.tui.widgets.tool_call import ToolCallBlock
 from tests.ui.conftest import idle, screen_text, send, started, wait_for_text
+from tests.ui.test_reader import Recorder
 
 
 def search_turn(results: list[dict[str, Any]] | dict[str, Any]) -> dict[str, Any]:
@@ -59,36 +59,21 @@ def test_each_kind_of_server_result_becomes_a_tool_result():
     }
 
 
-class Recorder(MessageReader):
-    """A face that writes down what it is asked to show."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.shown: list[tuple[str, Any]] = []
-
-    def new_text(self, text: str, *, streaming: bool) -> Any:
-        return _Handle(self, "text")
+class ToolRecorder(Recorder):
+    """The reader tests' face, which also writes down every call made on a tool's handle."""
 
     def new_tool(self, name: str, tool_use_id: str) -> Any:
-        return _Handle(self, name)
+        shown = self.shown
 
-    def show_prompt(self, text: str) -> None:
-        self.shown.append(("prompt", (text,)))
+        class Handle:
+            def __getattr__(self, method: str) -> Any:
+                return lambda *args: shown.append((f"{name}.{method}", args))
 
-    def show_notice(self, text: str, kind: str = "info", detail: str = "") -> None:
-        self.shown.append(("notice", (text,)))
-
-
-class _Handle:
-    def __init__(self, face: Recorder, name: str) -> None:
-        self.face, self.name = face, name
-
-    def __getattr__(self, method: str) -> Any:
-        return lambda *args: self.face.shown.append((f"{self.name}.{method}", args))
+        return Handle()
 
 
 def test_a_resumed_session_shows_server_results_too():
-    face = Recorder()
+    face = ToolRecorder()
     face.replay(
         [
             {"role": "user", "content": "search"},
@@ -101,7 +86,7 @@ def test_a_resumed_session_shows_server_results_too():
             },
         ]
     )
-    results = [args for name, args in face.shown if name == "web_search.set_result"]
+    results = [entry[1] for entry in face.shown if entry[0] == "web_search.set_result"]
     assert len(results) == 1 and results[0][1] == {
         "results": [
             {"title": "Textual", "url": "https://textual.textualize.io"},

@@ -37,7 +37,7 @@ from agentcli.ui.session_setup import (
     session_values,
     warm_up,
 )
-from agentcli.ui.shell_command import run_shell_command, with_shell_input
+from agentcli.ui.shell_command import run_shell_command, session_shell, with_shell_input
 from agentcli.ui.signals import exit_status, install
 from agentcli.ui.turn import Submission
 
@@ -356,8 +356,7 @@ class Repl:
     async def run_shell(self, command: str) -> None:
         """``!cmd``: run ``command`` in the project with its output shown; what it printed goes to the model with
         the next prompt. Esc or ctrl+c stops it and the prompt comes back."""
-        tool_env = self.engine.config.tool_env if self.engine is not None else None
-        sandbox, env = (tool_env.sandbox, tool_env.env) if tool_env is not None else (None, None)
+        sandbox, env = session_shell(self.engine)
         async with self._working():
             task = self._shell = asyncio.ensure_future(run_shell_command(command, self.cwd, self.view, sandbox, env))
             try:

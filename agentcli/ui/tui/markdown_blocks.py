@@ -286,6 +286,8 @@ class BlockRenderer:
 
 _WARMED: set[str] = set()
 COMMON_LANGUAGE = "python"
+_MARKDOWN = "<markdown parsers>"
+"""In ``_WARMED`` once the parsers are being built (whatever languages were warmed before)."""
 
 
 def warm_highlighter(language: str) -> None:
@@ -301,9 +303,9 @@ def warm_highlighter(language: str) -> None:
 def warm_markdown() -> None:
     """Build the Markdown parsers and the most common language's highlighter in a background thread, once: the
     first answer would otherwise pay for them (≈ 0.15 s) on the interface's loop."""
-    if COMMON_LANGUAGE in _WARMED:
+    if _MARKDOWN in _WARMED:
         return
-    _WARMED.add(COMMON_LANGUAGE)
+    _WARMED.update((_MARKDOWN, COMMON_LANGUAGE))
     threading.Thread(target=_warm_markdown, name="warm-markdown", daemon=True).start()
 
 

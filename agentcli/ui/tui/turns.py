@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 
-from agentcli.ui.shell_command import run_shell_command, with_shell_input
+from agentcli.ui.shell_command import run_shell_command, session_shell, with_shell_input
 from agentcli.ui.tui.widgets.prompt_input import PromptInput
 from agentcli.ui.turn import Submission
 
@@ -205,7 +205,6 @@ class TurnControl:
 
     @work(group="shell", exit_on_error=False)
     async def _shell_worker(self: AgentApp, command: str) -> None:
-        tool_env = self.engine.config.tool_env if self.engine is not None else None
-        sandbox, env = (tool_env.sandbox, tool_env.env) if tool_env is not None else (None, None)
+        sandbox, env = session_shell(self.engine)
         context = await run_shell_command(command, self.cwd, self.conversation.reader, sandbox, env)
         self._shell_context.append(context)
