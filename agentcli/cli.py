@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from agentcli import __version__
+from agentcli.config.child_env import SCRUB_SETTING
 from agentcli.config.modes import MODE_HELP, PERMISSION_MODES
 from agentcli.ui.protocol.flags import accepted_only_notes, add_host_flags, whole_number
 
@@ -33,7 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="A terminal coding agent. Give it a task; it reads, edits and runs code to get it done.",
         epilog=(
             "environment: ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN (credentials), ANTHROPIC_BASE_URL (any "
-            "Anthropic-compatible endpoint), ANTHROPIC_MODEL (default model), AGENTCLI_STREAM_IDLE_TIMEOUT_MS.\n"
+            "Anthropic-compatible endpoint), ANTHROPIC_MODEL (default model), AGENTCLI_STREAM_IDLE_TIMEOUT_MS, "
+            f"{SCRUB_SETTING}=1 (commands and hooks run without agentcli's credentials).\n"
             "exit status: 0 success, 1 the run ended in error, 2 bad usage.\n"
             'examples:\n  agentcli -p "explain what src/main.py does"\n'
             '  git diff | agentcli -p "review this change" --output-format json\n'
