@@ -32,8 +32,8 @@ from agentcli.events import (
 from agentcli.hooks.session_hooks import SessionHooks, StopVerdict
 from agentcli.loop.query import query
 from agentcli.loop.state import QueryParams
-from agentcli.tools.base import SessionToolState, ToolCall, ToolEnv, ToolOutput, ToolRegistry
-from agentcli.tools.permissions import CanUseTool, allow_all
+from agentcli.tools.base import ToolCall, ToolEnv, ToolOutput, ToolRegistry
+from agentcli.tools.permissions import CanUseTool
 
 TASK_TOOL = "Task"
 
@@ -45,10 +45,12 @@ class SubagentContext:
     client: ModelClient
     registry: ToolRegistry
     tool_env: ToolEnv
+    """The session's; each sub-agent's tools get :meth:`ToolEnv.for_subagent` of it (same sandbox and checks)."""
     model: str
     catalog: AgentCatalog
+    can_use_tool: CanUseTool
+    """The session's permission gate (rules, mode, hooks): no default, so a sub-agent is never left unguarded."""
     session_id: str = ""
-    can_use_tool: CanUseTool = allow_all
     retry_policy: RetryPolicy = field(default_factory=RetryPolicy)
     hooks: SessionHooks | None = None
     transcript_dir: Path | None = None
@@ -139,15 +141,7 @@ async def run_subagent(
     params = QueryParams(
         client=context.client,
         registry=_tools_for(context.registry, definition),
-        tool_env=ToolEnv(
-            context.tool_env.project_dir,
-            SessionToolState(
-                shells=context.tool_env.state.shells,
-                memory=memory.fresh() if (memory := context.tool_env.state.memory) is not None else None,
-            ),
-            env=context.tool_env.env,
-            scratch_dir=context.tool_env.scratch_dir,
-        ),
+        tool_env=context.tool_env.for_subagent(),
         model=model,
         conversation=Conversation([first]),
         system=build_system_prompt(override=definition.prompt),

@@ -7,6 +7,7 @@ carry both the content for the model and a structured record for faces and hooks
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -81,10 +82,18 @@ class SessionToolState:
     memory: NestedMemory | None = None
     """Memory files sent so far; a file a tool reads or edits brings its sub-folders' memory files along."""
 
+    def for_subagent(self) -> SessionToolState:
+        """A sub-agent's own state: it reads files and keeps a task list for itself and starts in the project
+        folder, but its background shells are the session's (listed, and stopped when the session ends)."""
+        return SessionToolState(shells=self.shells, memory=self.memory.fresh() if self.memory is not None else None)
+
 
 @dataclass
 class ToolEnv:
-    """Session-wide context every tool call gets."""
+    """Session-wide context every tool call gets.
+
+    The session builds one; everything else that runs tools (sub-agents) derives theirs with :meth:`for_subagent`,
+    so what confines and records the session's tools cannot be left out of a child's."""
 
     project_dir: Path
     state: SessionToolState = field(default_factory=SessionToolState)
@@ -99,6 +108,13 @@ class ToolEnv:
     before_write: Callable[[Path], None] | None = None
     """Called (in a thread) with a file's path just before a tool that changes it runs (checkpoints keep what it
     was)."""
+
+    def for_subagent(self) -> ToolEnv:
+        """The environment a sub-agent's tools get: the same sandbox, ``Read(…)`` deny filter, checkpoints,
+        settings environment and scratch folder as this one (every field is carried over, including ones added
+        later), with a state of its own. Derive it when the sub-agent starts, so checkpoints attached after the
+        session was built are the child's too."""
+        return dataclasses.replace(self, state=self.state.for_subagent())
 
 
 @dataclass

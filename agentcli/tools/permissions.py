@@ -224,7 +224,11 @@ class PermissionPolicy:
         if tool.name == "Bash":
             cwd = env.state.shell_cwd if env is not None and env.state.shell_cwd is not None else self._root_literal
             command = str(getattr(parsed, "command", ""))
-            return self._bash(command, Path(cwd), bool(getattr(parsed, "dangerouslyDisableSandbox", False)))
+            # Auto-allow trusts this policy's sandbox: a call whose tools would run in another (or none) is not
+            # contained by it.
+            contained = env is not None and env.sandbox is self.sandbox
+            unsandboxed = bool(getattr(parsed, "dangerouslyDisableSandbox", False)) or not contained
+            return self._bash(command, Path(cwd), unsandboxed)
         domain = getattr(tool, "domain", None)
         if domain is not None:
             return self._domain(tool.name, domain(parsed))

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from agentcli.api.pricing import cost_usd
-from agentcli.tools.process import group_alive
 from tests.conftest import collect
 from tests.messages import system_text, typed
+from tests.processes import running_with, sleep_seconds
 from tests.waiting import DEADLINE_S, until
 
 
@@ -119,12 +119,16 @@ async def test_two_tasks_run_concurrently_and_answer_in_order(fake_api, make_eng
 
 
 async def test_interrupting_the_parent_stops_both_subagents(fake_api, make_engine, project: Path):
+    """The sub-agents' commands run in the session's sandbox (their own pid numbers), so they are found from outside
+    by their command lines."""
+    markers = {name: sleep_seconds(29) for name in ("alpha", "beta")}
+
     def sleeper(name: str) -> dict[str, Any]:
         return {
             "type": "tool_use",
             "id": f"toolu_sleep_{name}",
             "name": "Bash",
-            "input": {"command": f"echo $$ > {name}.pgid; sleep 30"},
+            "input": {"command": f"touch {name}.started; sleep {markers[name]}"},
         }
 
     server = fake_api(
@@ -138,14 +142,15 @@ async def test_interrupting_the_parent_stops_both_subagents(fake_api, make_engin
     )
     engine = make_engine(server, permission_mode="bypassPermissions")
     running = asyncio.create_task(collect(engine, "delegate the waiting"))
-    files = [project / "alpha.pgid", project / "beta.pgid"]
-    await until(lambda: all(f.exists() and f.read_text().strip() for f in files), "both commands", task=running)
-    groups = [int(f.read_text()) for f in files]
-    assert all(group_alive(g) for g in groups)
+    await until(
+        lambda: all((project / f"{name}.started").exists() and running_with(m) for name, m in markers.items()),
+        "both commands",
+        task=running,
+    )
     engine.interrupt()
     messages = await asyncio.wait_for(running, DEADLINE_S)
     assert messages[-1]["subtype"] == "error_during_execution"
-    assert not any(group_alive(g) for g in groups)
+    assert not any(running_with(m) for m in markers.values())
     answered = [
         b
         for m in messages
