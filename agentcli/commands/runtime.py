@@ -1,9 +1,10 @@
 """Running a custom command: ``/name args`` becomes the prompt its file describes.
 
-``!`command``` runs through the Bash tool and is replaced by its output; ``@path`` mentions a file whose content
-goes along as context. Both go through the session's permission policy, with the command's ``allowed-tools`` as
-extra allow rules (ignored for an untrusted folder's commands), so a command file can't run what the user wouldn't
-allow.
+``!`command``` and a fenced block opened with ```` ```! ```` run through the Bash tool and are replaced by their
+output; ``@path`` mentions a file whose content goes along as context. Both go through the session's permission
+policy, with the command's ``allowed-tools`` as extra allow rules (ignored for an untrusted folder's commands), so
+a command file can't run what the user wouldn't allow; the commands run in the session's tool environment, so in
+its sandbox, like the model's.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from agentcli.tools.permissions import CanUseTool, PermissionDecision, Permissio
 from agentcli.tools.rules import InvalidRule, parse_rule_args
 
 Expand = Callable[[str], Awaitable[tuple[str, list[str]]]]
-_BANG = re.compile(r"!`([^`\n]+)`")
+_BANG = re.compile(r"!`(?P<inline>[^`\n]+)`|^```!\s*\n(?P<block>.*?)\n```[ \t]*$", re.MULTILINE | re.DOTALL)
 _MENTION = re.compile(r"(?<![\w`@])@([^\s`'\"]+)")
 
 
@@ -70,7 +71,8 @@ class CommandRunner:
             extra = parse_rule_args(command.allowed_tools, "allow", "command")
         except InvalidRule:
             return self.can_use_tool
-        widened = dataclasses.replace(self.policy, rules=[*self.policy.rules, *extra])
+        # Judges only; the session's policy keeps the sandbox (and what its Read deny rules hide there).
+        widened = dataclasses.replace(self.policy, rules=[*self.policy.rules, *extra], sandbox=None, ask=None)
         gate = self.can_use_tool
 
         async def check(tool: Any, tool_input: dict[str, Any], call: ToolCall) -> PermissionDecision:
@@ -103,7 +105,8 @@ class CommandRunner:
         parts: list[str] = []
         last = 0
         for match in _BANG.finditer(text):
-            parts += [text[last : match.start()], await self._use(command, "Bash", {"command": match.group(1)})]
+            script = match.group("inline") or match.group("block")
+            parts += [text[last : match.start()], await self._use(command, "Bash", {"command": script})]
             last = match.end()
         return "".join([*parts, text[last:]])
 

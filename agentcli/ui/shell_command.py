@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.config.child_env import child_environment
+from agentcli.tools.sandbox import remove_created
 from agentcli.ui.reader import INTERRUPTED, MessageReader
 
 MAX_CONTEXT_CHARS = 30_000
@@ -70,10 +71,47 @@ async def run_shell_command(
     block = reader.new_tool("Bash", f"shell_{uuid.uuid4().hex[:12]}")
     block.show_output()
     block.start({"command": command})
+    argv, notes = _confined([SHELL, "-c", command], cwd, sandbox)
+    missing = sandbox.missing_protected() if argv[0] != SHELL else []
+    chunks: list[str] = []
+    try:
+        code = await _run(argv, cwd, env, block, chunks)
+    except asyncio.CancelledError:
+        remove_created(missing)
+        block.set_result(
+            {"type": "tool_result", "content": _noted("".join(chunks), INTERRUPTED), "is_error": True}, None
+        )
+        raise
+    for path in remove_created(missing):
+        notes.append(f"The sandbox does not allow creating {path.relative_to(sandbox.project_dir)}; it was removed.")
+    output = "".join(chunks)
+    ending = [exit_note(code)] if code else []
+    shown = _noted(output, "\n".join(ending + notes)) if ending or notes else output
+    block.set_result(
+        {"type": "tool_result", "content": shown or "(No output)", "is_error": code != 0},
+        {"stdout": output, "exitCode": code},
+    )
+    return context_block(command, _noted(output, "\n".join(notes)) if notes else output, code)
+
+
+def _confined(argv: list[str], cwd: Path, sandbox: Any) -> tuple[list[str], list[str]]:
+    """``argv`` inside the session's sandbox when the settings turn it on (with the network: the user typed the
+    command), and what to tell the user about it: where bwrap cannot start, the command runs unconfined, said once
+    per session as for the model's commands."""
+    if sandbox is None or not sandbox.config.enabled:
+        return argv, []
+    if sandbox.active:
+        return sandbox.wrap(argv, cwd, network=True), []
+    if sandbox.reported:
+        return argv, []
+    sandbox.reported = True
+    return argv, [f"Note: ran without the sandbox: {sandbox.problem}."]
+
+
+async def _run(argv: list[str], cwd: Path, env: dict[str, str] | None, block: Any, chunks: list[str]) -> int:
+    """Run ``argv`` in a process group of its own, showing the output so far in ``block`` and collecting it in
+    ``chunks``; its exit code. Cancelled, the whole group is killed."""
     started = time.monotonic()
-    argv = [SHELL, "-c", command]
-    if sandbox is not None and sandbox.active:
-        argv = sandbox.wrap(argv, cwd, network=True)
     process = await asyncio.create_subprocess_exec(
         *argv,
         cwd=cwd,
@@ -85,7 +123,6 @@ async def run_shell_command(
     )
     # Incremental: a character split between two reads is decoded whole, not as two replacement marks.
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    chunks: list[str] = []
     tail = ""
     try:
         assert process.stdout is not None
@@ -95,19 +132,9 @@ async def run_shell_command(
             tail = (tail + text)[-LIVE_TAIL_CHARS:]
             block.progress(time.monotonic() - started, tail)
         chunks.append(decoder.decode(b"", final=True))
-        code = await process.wait()
+        return await process.wait()
     except asyncio.CancelledError:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         await process.wait()
-        block.set_result(
-            {"type": "tool_result", "content": _noted("".join(chunks), INTERRUPTED), "is_error": True}, None
-        )
         raise
-    output = "".join(chunks)
-    shown = _noted(output, exit_note(code)) if code else output
-    block.set_result(
-        {"type": "tool_result", "content": shown or "(No output)", "is_error": code != 0},
-        {"stdout": output, "exitCode": code},
-    )
-    return context_block(command, output, code)
