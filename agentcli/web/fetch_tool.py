@@ -14,7 +14,7 @@ from agentcli.api.client import ModelClient, ModelRequest
 from agentcli.api.errors import ApiError
 from agentcli.events import NestedMessage
 from agentcli.tools.base import Tool, ToolCall, ToolFailure, ToolInput, ToolOutput
-from agentcli.web.fetch import FetchError, Redirect, fetch, host_of
+from agentcli.web.fetch import MAX_MARKDOWN_CHARS, FetchError, FetchLimits, Redirect, fetch, host_of
 
 DEFAULT_SMALL_MODEL = "claude-haiku-5-5"
 ANSWER_MAX_TOKENS = 4_096
@@ -45,6 +45,7 @@ class WebFetchTool(Tool):
     def __init__(self) -> None:
         self.client: ModelClient | None = None
         """The session's model client (set by the bootstrap); without it the page itself is returned."""
+        self.limits = FetchLimits()
 
     def is_read_only(self, tool_input: Any) -> bool:
         return False  # it reaches the network: permission rules decide, by host
@@ -57,7 +58,7 @@ class WebFetchTool(Tool):
 
     async def call(self, tool_input: Any, call: ToolCall) -> ToolOutput:
         try:
-            page = await fetch(tool_input.url)
+            page = await fetch(tool_input.url, self.limits)
         except FetchError as exc:
             raise ToolFailure(str(exc)) from None
         if isinstance(page, Redirect):
@@ -67,11 +68,17 @@ class WebFetchTool(Tool):
                 "URL and the same prompt."
             )
             return ToolOutput(text, structured={"url": page.url, "redirect": page.location, "code": page.status})
-        call.report(f"Fetched {page.bytes:,} bytes from {page.url}")
+        call.report(f"Fetched {page.bytes:,} bytes from {page.url}" + (" (cut short)" if page.truncated else ""))
         structured = {"url": page.url, "code": page.status, "bytes": page.bytes, "truncated": page.truncated}
+        text = page.markdown
+        if page.truncated:
+            text += (
+                f"\n\n[Cut short: WebFetch reads at most {self.limits.max_bytes:,} bytes of a page and "
+                f"{MAX_MARKDOWN_CHARS:,} characters of its text]"
+            )
         if self.client is None:
-            return ToolOutput(page.markdown, structured=structured)
-        answer = await self._answer(page.markdown, tool_input.prompt, call)
+            return ToolOutput(text, structured=structured)
+        answer = await self._answer(text, tool_input.prompt, call)
         return ToolOutput(answer, structured={**structured, "result": answer})
 
     async def _answer(self, markdown: str, prompt: str, call: ToolCall) -> str:

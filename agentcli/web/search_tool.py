@@ -35,4 +35,4 @@ class WebSearchTool(Tool):
 
 def offered(policy: Any) -> bool:
     """Whether the rules allow web search without asking (the only way a server-side tool can be allowed)."""
-    return policy.evaluate(WebSearchTool(), {"query": "search"}).behavior == "allow"
+    return bool(policy.evaluate(WebSearchTool(), {"query": "search"}).behavior == "allow")
