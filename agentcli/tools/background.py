@@ -11,6 +11,7 @@ import contextlib
 import os
 import tempfile
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,38 @@ from agentcli.tools.process import end_group, group_alive, spawn_shell
 
 MAX_READ_CHARS = 30_000
 MAX_KEPT_CHARS = 2_000_000
+"""Unread output kept per stream: when nobody reads, the oldest goes, so a chatty server never stalls (nor
+grows agentcli's memory)."""
+
+
+@dataclass
+class UnreadOutput:
+    """What one stream printed since the last read: its newest :data:`MAX_KEPT_CHARS` (give or take one chunk),
+    and how many characters went before anyone read them."""
+
+    chunks: deque[str] = field(default_factory=deque)
+    size: int = 0
+    dropped: int = 0
+
+    def add(self, text: str) -> None:
+        if not text:
+            return
+        self.chunks.append(text)
+        self.size += len(text)
+        while self.size - len(self.chunks[0]) >= MAX_KEPT_CHARS:
+            first = self.chunks.popleft()
+            self.size -= len(first)
+            self.dropped += len(first)
+
+    def take(self) -> str:
+        """Everything kept (the newest part when there is too much), and the store emptied."""
+        text = "".join(self.chunks)
+        skipped = self.dropped + max(0, len(text) - MAX_READ_CHARS)
+        self.chunks.clear()
+        self.size = self.dropped = 0
+        if skipped:
+            return f"[{skipped} earlier characters not shown]\n" + text[-MAX_READ_CHARS:]
+        return text
 
 
 @dataclass
@@ -30,20 +63,16 @@ class BackgroundShell:
     started_at: float = field(default_factory=time.time)
     status: str = "running"  # running | completed | failed | killed
     exit_code: int | None = None
-    stdout: list[str] = field(default_factory=list)
-    stderr: list[str] = field(default_factory=list)
+    stdout: UnreadOutput = field(default_factory=UnreadOutput)
+    stderr: UnreadOutput = field(default_factory=UnreadOutput)
     pgid: int | None = None
     exited: asyncio.Event = field(default_factory=asyncio.Event)
+    closed: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set once both output pipes are closed: everything the command printed has been read."""
 
     def take_new(self, stream: str) -> str:
         """What ``stream`` printed since the last call (the newest part when there is too much)."""
-        chunks = self.stdout if stream == "stdout" else self.stderr
-        text = "".join(chunks)
-        chunks.clear()
-        if len(text) > MAX_READ_CHARS:
-            skipped = len(text) - MAX_READ_CHARS
-            text = f"[{skipped} earlier characters not shown]\n" + text[-MAX_READ_CHARS:]
-        return text
+        return (self.stdout if stream == "stdout" else self.stderr).take()
 
 
 class _Protocol(asyncio.SubprocessProtocol):
@@ -52,18 +81,25 @@ class _Protocol(asyncio.SubprocessProtocol):
         self._on_exit = on_exit
         self._transport: asyncio.SubprocessTransport | None = None
         self._decoders = {fd: codecs.getincrementaldecoder("utf-8")("replace") for fd in (1, 2)}
+        self._open = {1, 2}
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.SubprocessTransport)
         self._transport = transport
         self.shell.pgid = transport.get_pid()
 
+    def _stream(self, fd: int) -> UnreadOutput:
+        return self.shell.stdout if fd == 1 else self.shell.stderr
+
     def pipe_data_received(self, fd: int, data: bytes) -> None:
-        chunks = self.shell.stdout if fd == 1 else self.shell.stderr
-        chunks.append(self._decoders[fd].decode(data))
-        if sum(len(chunk) for chunk in chunks) > MAX_KEPT_CHARS:  # nobody is reading: keep the newest
-            text = "".join(chunks)
-            chunks[:] = [text[-MAX_KEPT_CHARS // 2 :]]
+        self._stream(fd).add(self._decoders[fd].decode(data))
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd in self._open:
+            self._open.discard(fd)
+            self._stream(fd).add(self._decoders[fd].decode(b"", final=True))
+        if not self._open:
+            self.shell.closed.set()
 
     def process_exited(self) -> None:
         self.shell.exited.set()

@@ -7,10 +7,8 @@ the path, so it can read exactly the part it needs.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
-from typing import IO
 
 from agentcli.files.atomic import atomic_write_text
 from agentcli.session.redact import redact_text
@@ -52,7 +50,9 @@ class CappedText:
         if room > 0:
             self._head += text[:room]
             text = text[room:]
-        if text:
+        if len(text) >= self._tail_limit:
+            self._tail = text[-self._tail_limit :]
+        elif text:
             self._tail = (self._tail + text)[-self._tail_limit :]
 
     @property
@@ -78,17 +78,10 @@ def spill_path(scratch_dir: Path, tool_use_id: str, suffix: str = ".txt") -> Pat
     return scratch_dir / f"{_UNSAFE.sub('_', tool_use_id)}{suffix}"
 
 
-def _private_folders(path: Path) -> None:
+def private_folders(path: Path) -> None:
+    """Create the output's folder and its parent, readable by the user alone (tool output can hold secrets)."""
     for folder in reversed([path.parent, *path.parent.parents][:2]):
         folder.mkdir(mode=0o700, exist_ok=True, parents=True)
-
-
-def open_private(path: Path) -> IO[str]:
-    """Open ``path`` for writing as output streams in, readable by the user alone (tool output can hold
-    secrets), folders included."""
-    _private_folders(path)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    return os.fdopen(fd, "w", encoding="utf-8", errors="replace")
 
 
 def limit_result(content: str, tool_use_id: str, scratch_dir: Path | None, limit: int = MAX_RESULT_CHARS) -> str:
@@ -98,7 +91,7 @@ def limit_result(content: str, tool_use_id: str, scratch_dir: Path | None, limit
     if scratch_dir is not None:
         try:
             path = spill_path(scratch_dir, tool_use_id)
-            _private_folders(path)
+            private_folders(path)
             atomic_write_text(path, redact_text(content), private=True)
         except OSError:
             pass

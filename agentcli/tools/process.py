@@ -22,24 +22,28 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-from agentcli.files.atomic import atomic_write_text
-from agentcli.session.redact import redact_text
-from agentcli.tools.output import CappedText, open_private
-from agentcli.tools.sandbox import Sandbox
+from agentcli.tools.output import CappedText
+from agentcli.tools.sandbox import ExitReported, Sandbox
+from agentcli.tools.spill import SpillFile
+from agentcli.tools.untrusted_files import read_own_file
 
 TERM_GRACE_S = 0.5
 PROGRESS_INTERVAL_S = 0.1
 PROGRESS_TAIL_CHARS = 4_000
+MAX_CWD_BYTES = 8_192
+"""More than any path the kernel accepts (4096 bytes)."""
 
 # The command is the first argument; the folder to start in the second; where to leave the final folder the third.
-# On SIGTERM the shell first reaps its children (which got the signal too), so none is left a zombie for init.
+# The final folder is written with `1<>` (read-write, no truncation): opening a FIFO the command put in the file's
+# place that way never waits for a reader, so the shell cannot hang on its way out (the reader takes the first
+# line only). On SIGTERM the shell first reaps its children (which got the signal too), so none is left a zombie.
 _SCRIPT = (
     "__agentcli_command=$1; __agentcli_cwd_file=$3\n"
     'cd -- "$2" || exit 1\n'
     "set --\n"
-    "trap 'pwd -P >| \"$__agentcli_cwd_file\" 2>/dev/null' EXIT\n"
+    "trap 'pwd -P 2>/dev/null 1<>\"$__agentcli_cwd_file\"' EXIT\n"
     "trap 'wait; exit 143' TERM\n"
     'eval "$__agentcli_command"\n'
 )
@@ -141,13 +145,16 @@ async def end_group(pgid: int, exited: asyncio.Event, grace_s: float = TERM_GRAC
 
 
 class _Collector:
+    """What a command printed: start and end of each stream in memory, and the whole of it in a spill file once
+    it outgrows the cap (so the model can read the cut part). Nothing here grows with the output."""
+
     def __init__(self, limit: int, spill_path: Path | None, report: Callable[[str], None] | None) -> None:
         self.combined = CappedText(limit)
         self.stdout = CappedText(limit)
         self.stderr = CappedText(limit)
         self._limit = limit
         self._spill_path = spill_path
-        self._spill: IO[str] | None = None
+        self._spill: SpillFile | None = None
         self._early: list[str] = []
         self.spilled: Path | None = None
         self._report = report
@@ -164,23 +171,24 @@ class _Collector:
         self.flush_progress()
 
     def _keep(self, text: str) -> None:
-        """Copy everything to a file once the output outgrows the cap (so the model can read the cut part)."""
+        """Hold the output while it fits the cap; past it, stream everything to the spill file."""
         if self._spill_path is None:
             return
         if self._spill is None:
             self._early.append(text)
             if self.combined.total <= self._limit:
                 return
+            spill = SpillFile(self._spill_path)
             try:
-                self._spill = open_private(self._spill_path)
+                spill.open()
             except OSError:
                 self._spill_path = None
+                self._early.clear()
                 return
-            self.spilled = self._spill_path
+            self._spill, self.spilled = spill, self._spill_path
             text = "".join(self._early)
             self._early.clear()
-        with contextlib.suppress(OSError):
-            self._spill.write(text)
+        self._spill.write(text)
 
     def flush_progress(self, force: bool = False) -> None:
         if self._report is None or not self._pending:
@@ -192,12 +200,9 @@ class _Collector:
             self._report(self.combined.tail(PROGRESS_TAIL_CHARS))
 
     def close(self) -> None:
-        """Close the copy and rewrite it without secrets (done whole, so a key split between chunks is found)."""
-        if self._spill is None or self.spilled is None:
-            return
-        with contextlib.suppress(OSError):
-            self._spill.close()
-            atomic_write_text(self.spilled, redact_text(self.spilled.read_text(encoding="utf-8")), private=True)
+        """Finish the spill file (the end of the output goes after its note when the cap cut it)."""
+        if self._spill is not None:
+            self._spill.close(self.combined.tail(self._limit))
 
 
 class _ShellProtocol(asyncio.SubprocessProtocol):
@@ -259,23 +264,35 @@ async def spawn_shell(
     """Start ``command`` in the user's shell as the leader of a new process group (its pid is the group's id),
     inside ``sandbox`` when given (``network``: this command may use it).
 
-    Every command the model runs starts here, in the foreground or the background."""
+    Every command the model runs starts here, in the foreground or the background. A sandboxed one gets the
+    seccomp filter on a descriptor of its own, and the sandbox hears when it exits (its placeholders may go)."""
     argv = [_shell(), "-c", _SCRIPT, "agentcli", command, str(cwd), cwd_file]
+    launch = None
     if sandbox is not None:
         inside_temp = Path(cwd_file).is_relative_to(sandbox.temp_dir)
         argv[-1] = sandbox.inside(Path(cwd_file)) if inside_temp else "/dev/null"
-        argv = sandbox.wrap(argv, cwd, network=network)
+        launch = sandbox.launch(argv, cwd, network=network)
+        argv, protocol = launch.argv, ExitReported(protocol, launch.ended)
     loop = asyncio.get_running_loop()
-    return await loop.subprocess_exec(
-        lambda: protocol,
-        *argv,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=str(cwd),
-        env=env,
-        **apart(),
-    )
+    try:
+        return await loop.subprocess_exec(
+            lambda: protocol,
+            *argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=str(cwd),
+            env=env,
+            pass_fds=launch.pass_fds if launch is not None else (),
+            **apart(),
+        )
+    except BaseException:
+        if launch is not None:
+            launch.ended()
+        raise
+    finally:
+        if launch is not None:
+            launch.started()
 
 
 async def run_shell(
@@ -353,11 +370,17 @@ async def run_shell(
 
 
 def _read_cwd(path: str) -> Path | None:
+    """The folder the command ended in, from the file its shell wrote. The command could have replaced that file
+    (with a FIFO, a symlink, anything): it is read only if it is still a regular file of ours, without waiting,
+    and only a folder that exists counts."""
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace").strip()
+        text = read_own_file(path, MAX_CWD_BYTES)
     except OSError:
         return None
     finally:
         with contextlib.suppress(OSError):
             os.unlink(path)
-    return Path(text) if text else None
+    line = text.split("\n", 1)[0]
+    if not line.startswith("/") or "\0" in line or not os.path.isdir(line):
+        return None
+    return Path(line)
