@@ -14,7 +14,8 @@ from agentcli.tools.commands import changes_directory
 from agentcli.tools.output import spill_path
 from agentcli.tools.process import run_shell
 from agentcli.tools.read_only import is_read_only
-from agentcli.tools.sandbox import Sandbox, remove_created
+from agentcli.tools.sandbox import Sandbox
+from agentcli.tools.sandbox_blocks import blocked_note
 from agentcli.tools.shell import ParsedCommand, parse_command
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -88,7 +89,6 @@ class BashTool(Tool):
         timeout_ms = min(max(tool_input.timeout or DEFAULT_TIMEOUT_MS, 1), MAX_TIMEOUT_MS)
         spill = spill_path(env.scratch_dir, call.tool_use_id, ".log") if env.scratch_dir is not None else None
         sandbox = _sandbox_for(env.sandbox, tool_input, notes)
-        missing = sandbox.missing_protected() if sandbox is not None else []
         try:
             result = await run_shell(
                 tool_input.command,
@@ -103,10 +103,8 @@ class BashTool(Tool):
             )
         except OSError as exc:
             raise ToolFailure(f"Could not start the shell: {exc.strerror or exc}") from None
-        for path in remove_created(missing):
-            assert sandbox is not None  # only a sandbox reports protected paths as missing
-            shown = path.relative_to(sandbox.project_dir)
-            notes.append(f"The sandbox does not allow creating {shown}; it was removed.")
+        if sandbox is not None and (note := blocked_note(sandbox, result.output, cwd)) is not None:
+            notes.append(note)
         env.state.shell_cwd = _next_cwd(result.final_cwd, cwd, project, notes)
         text = result.output.rstrip()
         if result.full_output_path is not None:

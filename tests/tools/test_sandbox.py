@@ -94,19 +94,20 @@ async def test_protected_paths_stay_read_only_inside(run_tool, sandboxed, projec
     assert outcome.output.is_error
 
 
-async def test_protected_folders_a_command_creates_are_removed(run_tool, sandboxed, project: Path):
+async def test_protected_folders_that_are_missing_cannot_be_created(run_tool, sandboxed, project: Path):
     outcome = await run_tool(
         "Bash", {"command": "mkdir -p .claude && echo '{\"hooks\": {}}' > .claude/settings.json"}, tool_env=sandboxed
     )
-    assert not (project / ".claude").exists()
-    assert "does not allow creating .claude; it was removed" in outcome.text
+    assert not (project / ".claude").exists(), "the placeholder is gone once the command has ended"
+    assert "Read-only file system" in outcome.text
+    assert "The sandbox keeps .claude read-only" in outcome.text
 
 
 async def test_submodule_configs_are_protected_too(run_tool, sandboxed, project: Path):
     command = "mkdir -p .git/modules/sub && printf '[core]\\n\\tfsmonitor = ./evil\\n' > .git/modules/sub/config"
     outcome = await run_tool("Bash", {"command": command}, tool_env=sandboxed)
     assert not (project / ".git" / "modules").exists()
-    assert "does not allow creating .git/modules; it was removed" in outcome.text
+    assert "The sandbox keeps .git/modules read-only" in outcome.text
     (project / ".git" / "modules" / "sub").mkdir(parents=True)
     (project / ".git" / "modules" / "sub" / "config").write_text("[core]\n")
     outcome = await run_tool("Bash", {"command": command}, tool_env=sandboxed)

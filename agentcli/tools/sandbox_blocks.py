@@ -1,0 +1,63 @@
+"""Naming a sandbox block: when a command's output shows a write the sandbox refused on a protected path, the
+Bash result says which path it was and how the user can allow it — instead of a bare "Read-only file system"
+the model may try to work around."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from agentcli.tools.protected import Mount, inside
+from agentcli.tools.sandbox import Sandbox
+
+REFUSALS = ("Read-only file system", "Device or resource busy", "Operation not permitted", "Invalid cross-device link")
+"""What a refused write, move, removal or hard link on a protected path reports (EROFS, EBUSY, EPERM, EXDEV)."""
+
+_QUOTED = re.compile(r"'([^'\n]+)'|‘([^’\n]+)’|\"([^\"\n]+)\"")
+
+
+def blocked_note(sandbox: Sandbox, output: str, cwd: Path) -> str | None:
+    """One line naming the protected paths ``output`` shows a refused write on, and what would allow them; None
+    when it shows none."""
+    lines = [line for line in output.splitlines() if any(refusal in line for refusal in REFUSALS)]
+    if not lines:
+        return None
+    mounts = sandbox.protected_paths()
+    blocked: list[str] = []
+    for line in lines[:50]:
+        for candidate in _candidates(line):
+            hit = _protected(os.path.join(cwd, os.path.expanduser(candidate)), mounts)
+            if hit is not None and hit not in blocked:
+                blocked.append(hit)
+    if not blocked:
+        return None
+    shown = " and ".join(_shown(path, sandbox.project_dir) for path in blocked)
+    setting = json.dumps({"sandbox": {"writablePaths": blocked}})
+    return (
+        f"The sandbox keeps {shown} read-only: a protected path (code that later runs could be planted there). "
+        f"To allow it, approve running the command outside the sandbox (dangerouslyDisableSandbox), or add to "
+        f"your settings: {setting}"
+    )
+
+
+def _candidates(line: str) -> list[str]:
+    """Paths a message may name: quoted ones, and the parts between ``: `` (``bash: .git/config: Read-only…``)."""
+    quoted = [next(group for group in match.groups() if group) for match in _QUOTED.finditer(line)]
+    parts = [part.strip() for part in line.split(": ")]
+    words = [word.strip("'\"‘’,;") for word in line.split()]
+    return list(dict.fromkeys(candidate for candidate in [*quoted, *parts, *words] if 0 < len(candidate) < 4096))
+
+
+def _protected(path: str, mounts: list[Mount]) -> str | None:
+    """The protected path ``path`` is (or lies in, for a read-only one), following symlinks as the write did."""
+    real = os.path.realpath(os.path.normpath(path))
+    for mount in mounts:
+        if real == mount.path or (not mount.writable and inside(real, mount.path)):
+            return mount.path
+    return None
+
+
+def _shown(path: str, project: Path) -> str:
+    return os.path.relpath(path, project) if inside(path, str(project)) else path
