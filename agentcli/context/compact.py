@@ -19,22 +19,30 @@ from agentcli.api.errors import ApiError
 from agentcli.api.retry import AttemptLoop, Retrying, RetryPolicy
 from agentcli.context.compact_messages import (
     continuation_message,
-    drop_oldest,
+    pending_prompt,
     summary_request_messages,
     summary_text,
     tail_start,
     user_prompts,
 )
 from agentcli.context.conversation import Conversation
+from agentcli.context.fit import Fitted, Refusal, fit_history, refusal_sizes
 from agentcli.context.microcompact import microcompact
 from agentcli.context.thresholds import Thresholds, thresholds
-from agentcli.context.tokens import context_window, estimate_message, estimate_system, estimate_tools
+from agentcli.context.tokens import (
+    LARGE_CONTEXT_WINDOW,
+    context_window,
+    estimate_message,
+    estimate_system,
+    estimate_tools,
+    wants_large_context,
+)
 from agentcli.context.user_context import prepend_user_context
 from agentcli.events import Compacted, LoopEvent, Notice
 from agentcli.tools.base import ToolEnv
 
 if TYPE_CHECKING:
-    from agentcli.hooks.runner import HookRunner
+    from agentcli.hooks.runner import HookOutcome, HookRunner
 
 Message = dict[str, Any]
 
@@ -42,12 +50,13 @@ MAX_CONSECUTIVE_FAILURES = 3
 MIN_SAVING = 0.10
 """A compaction that frees less than this share turns auto-compact off for the session (it would run every turn)."""
 SUMMARY_ATTEMPTS = 3
-DROP_STEP = 0.25
-TAIL_SHARE = 10
-"""The kept tail gets at most a tenth of the window."""
-CARRY_OVER_SHARE = 20
-"""The user's own messages and the files read again each get at most a twentieth of the window."""
-CARRY_OVER_CAP = 10_000
+SUMMARY_MAX_TOKENS = 20_000
+SUMMARY_SHARE = 0.3
+"""Of the compaction target (:attr:`Thresholds.compact_target`): the summary's answer limit. The user's own
+messages, the files read again and the kept tail get ``PART_SHARE`` each; headers and todos fit in the rest."""
+PART_SHARE = 0.2
+UNKNOWN_SHRINK = 0.75
+"""A refused summary request whose answer names no sizes: the next one holds at most this share of it."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +101,8 @@ class Compactor:
         self.failures = 0
         self.count = 0
         """Compactions that succeeded in this session."""
+        self.server_windows: dict[str, int] = {}
+        """The maximum a prompt-too-long answer named, by model: it overrides a larger configured window."""
         self._walked: tuple[int, int, int, int] | None = None
         """After the last microcompact pass: conversation generation, message count, large results left, and the
         message holding the first of them."""
@@ -102,7 +113,8 @@ class Compactor:
         return self.failures >= MAX_CONSECUTIVE_FAILURES
 
     def window(self, model: str) -> int:
-        return context_window(model, self.settings.context_window)
+        configured = context_window(model, self.settings.context_window)
+        return min(configured, self.server_windows.get(model, configured))
 
     def limits(self, model: str, max_tokens: int) -> Thresholds:
         return thresholds(self.window(model), max_tokens, self.settings.auto_compact_percent)
@@ -139,6 +151,31 @@ class Compactor:
         if tokens >= limits.blocking:
             raise ContextFull(self._full_message(tokens, limits))
 
+    def prompt_refusal(self, prompt: Message, request: ModelRequest) -> str | None:
+        """Why ``prompt`` cannot be sent at all, or None: it would not fit the model's window even with nothing
+        else in the history. Asked before the prompt joins the history, so that no request carries it and no
+        compaction cuts it down; ``request`` gives the model, system prompt and tools it would go with."""
+        limits = self.limits(request.model, request.max_tokens)
+        overhead = estimate_system(request.system) + estimate_tools(request.tools)
+        size = estimate_message(prompt)
+        room = limits.blocking - overhead
+        if size < room:
+            return None
+        content = prompt.get("content")
+        chars = len(content) if isinstance(content, str) else sum(len(str(b.get("text", ""))) for b in content or [])
+        larger = (
+            ""
+            if wants_large_context(request.model) or limits.window >= LARGE_CONTEXT_WINDOW
+            else f", or use the model's 1M-token window ({request.model}[1m]) where your plan has it"
+        )
+        return (
+            f"This prompt is too long to send: about {size:,} tokens ({chars:,} characters), and a prompt to "
+            f"{request.model} can hold at most about {room:,} (a {limits.window:,}-token window, less the system "
+            "prompt, the tools and room for the answer). Nothing was sent, and the prompt is not in the "
+            "conversation. Save the text to a file and ask for it to be read in parts, or send a shorter "
+            f"excerpt{larger}."
+        )
+
     def _microcompact_start(self, conversation: Conversation, min_saving: int) -> int | None:
         """Where a microcompact pass should start, or None when it could not save enough: the large results the
         last pass left plus everything appended since bound what clearing could save, so a long history is not
@@ -166,55 +203,99 @@ class Compactor:
         )
 
     async def compact(
-        self, conversation: Conversation, request: ModelRequest, trigger: str, focus: str | None = None
+        self,
+        conversation: Conversation,
+        request: ModelRequest,
+        trigger: str,
+        focus: str | None = None,
+        *,
+        refused: tuple[int, int] | None = None,
     ) -> AsyncIterator[LoopEvent]:
         """Summarise ``conversation`` and replace its history. Success yields :class:`Compacted` (and bumps
-        ``conversation.generation``); failure yields a warning and counts towards the breaker."""
+        ``conversation.generation``); failure yields a warning and counts towards the breaker; a result that would
+        not shrink the context is not applied. ``refused``: the sizes a prompt-too-long answer to ``request``
+        named (tokens counted, maximum), so the summary request is built to fit."""
         overhead = estimate_system(request.system) + estimate_tools(request.tools)
         pre_tokens = conversation.context_tokens(overhead)
-        outcome = None
-        if self.hooks is not None and self.hooks.has("PreCompact"):
-            outcome = await self.hooks.run(
-                "PreCompact", {"trigger": trigger, "custom_instructions": focus}, match_value=trigger
-            )
-            blocked = outcome.blocking
-            if blocked:  # exit 2 or `decision: "block"`: no compaction this time, as in Claude Code
-                reasons = "; ".join(f"{message} [{command}]" for command, message in blocked)
-                yield Notice(
-                    "warning", {"level": "warning", "message": f"A PreCompact hook blocked compaction: {reasons}"}
-                )
-                return
-            # What the hooks print (plain text, exit 0) joins the instructions, as in Claude Code.
-            extra = [r.stdout.strip() for r in outcome.results if r.exit_code == 0 and r.output is None]
-            focus = "\n\n".join(text for text in [focus, *extra] if text) or None
-        yield Notice("status", {"status": "compacting"})
+        before = overhead + sum(conversation.size_of(index) for index in range(len(conversation.messages)))
+        refusal = None
+        if refused is not None:
+            refusal = Refusal(*refused, overhead + sum(estimate_message(m) for m in request.messages))
+            self.server_windows[request.model] = min(refused[1], self.window(request.model))
+        outcome, focus, blocked = await self._pre_compact(trigger, focus)
+        if blocked is not None:
+            yield _warning(f"A PreCompact hook blocked compaction: {blocked}")
+            return
         limits = self.limits(request.model, request.max_tokens)
+        if self._rebuilt(conversation.messages, "", limits, overhead, before) is None:
+            # Even an empty summary would not make it smaller (a short history): no request for nothing.
+            for event in self._not_applied(trigger, "the history is already about as short as a summary"):
+                yield event
+            return
+        yield Notice("status", {"status": "compacting"})
         try:
-            summary, usage = await self._summarise(conversation.messages, request, limits, overhead, focus)
+            summary, usage, fitted = await self._summarise(conversation.messages, request, limits, focus, refusal)
         except (ApiError, _SummaryFailed) as exc:
             self.failures += 1
             yield Notice("status", {"status": None})
-            yield Notice("warning", {"level": "warning", "message": self._failure_message(exc)})
+            yield _warning(self._failure_message(exc))
             return
-        messages = self._rebuild(conversation.messages, summary, limits)
+        yield Notice("status", {"status": None})
+        if fitted.left_out or fitted.trimmed:
+            yield _warning(
+                f"To fit the model, the summary request left out the {fitted.left_out} oldest messages and "
+                f"trimmed {fitted.trimmed} oversized parts; the summary covers the rest, and your own messages "
+                "are carried over as you wrote them."
+            )
+        rebuilt = self._rebuilt(conversation.messages, summary, limits, overhead, before)
+        if rebuilt is None:
+            for event in self._not_applied(trigger, "the summary would not make the context smaller", failed=True):
+                yield event
+            return
+        messages, compacted = rebuilt
+        if compacted > limits.compact_target:
+            reason = (
+                f"the summary came back too long (the compacted history would hold about {compacted:,} tokens; "
+                f"at most {limits.compact_target:,})"
+            )
+            for event in self._not_applied(trigger, reason, failed=True):
+                yield event
+            return
         conversation.replace(messages)
         post_tokens = conversation.context_tokens(overhead)
         self.failures = 0
         self.count += 1
-        yield Notice("status", {"status": None})
         yield Compacted(trigger, pre_tokens, post_tokens, list(messages), usage, outcome)
         if trigger == "auto" and post_tokens > pre_tokens * (1 - MIN_SAVING) and self.auto_enabled:
             self.auto_enabled = False
-            yield Notice(
-                "warning",
-                {
-                    "level": "warning",
-                    "message": (
-                        f"Compaction freed little room ({pre_tokens:,} → {post_tokens:,} tokens); automatic "
-                        "compaction is off for this session. /compact still works."
-                    ),
-                },
+            yield _warning(
+                f"Compaction freed little room ({pre_tokens:,} → {post_tokens:,} tokens); automatic "
+                "compaction is off for this session. /compact still works."
             )
+
+    async def _pre_compact(self, trigger: str, focus: str | None) -> tuple[HookOutcome | None, str | None, str | None]:
+        """PreCompact hooks: their outcome, the instructions with what they printed (plain text, exit 0, as in
+        Claude Code), and why they blocked compaction (exit 2 or ``decision: "block"``), if they did."""
+        if self.hooks is None or not self.hooks.has("PreCompact"):
+            return None, focus, None
+        outcome = await self.hooks.run(
+            "PreCompact", {"trigger": trigger, "custom_instructions": focus}, match_value=trigger
+        )
+        if outcome.blocking:
+            return outcome, focus, "; ".join(f"{message} [{command}]" for command, message in outcome.blocking)
+        extra = [r.stdout.strip() for r in outcome.results if r.exit_code == 0 and r.output is None]
+        return outcome, "\n\n".join(text for text in [focus, *extra] if text) or None, None
+
+    def _not_applied(self, trigger: str, reason: str, *, failed: bool = False) -> list[LoopEvent]:
+        """Say why a compaction was not applied; an automatic one that cannot help is not tried again by itself,
+        and one that asked the model for nothing counts towards the breaker."""
+        if failed:
+            self.failures += 1
+        message = f"Compaction not applied: {reason}; the conversation is unchanged."
+        if trigger == "auto" and self.auto_enabled:
+            self.auto_enabled = False
+            message += " Automatic compaction is off for this session; /compact still works."
+        return [_warning(message)]
 
     def _failure_message(self, exc: Exception) -> str:
         reason = exc.message if isinstance(exc, ApiError) else str(exc)
@@ -226,31 +307,51 @@ class Compactor:
         return f"Compaction failed ({reason}); the conversation is unchanged."
 
     async def _summarise(
-        self, messages: list[Message], request: ModelRequest, limits: Thresholds, overhead: int, focus: str | None
-    ) -> tuple[str, tuple[str, dict[str, Any]] | None]:
+        self,
+        messages: list[Message],
+        request: ModelRequest,
+        limits: Thresholds,
+        focus: str | None,
+        refusal: Refusal | None,
+    ) -> tuple[str, tuple[str, dict[str, Any]] | None, Fitted]:
         """The model's summary of ``messages``: the same system, tools and history as the loop's requests (so it
-        reads them from the cache), with the oldest part left out when even that does not fit."""
-        history = list(messages)
-        room = limits.effective - overhead
-        while len(history) > 1 and sum(estimate_message(m) for m in history) > room:
-            shorter = drop_oldest(history, DROP_STEP)
-            if len(shorter) >= len(history):
-                break
-            history = shorter
+        reads them from the cache), cut down (:mod:`agentcli.context.fit`) where that would not fit the window
+        or, after a refusal, what the server said it takes."""
+        overhead = estimate_system(request.system) + estimate_tools(request.tools)
+        answer = min(request.max_tokens, SUMMARY_MAX_TOKENS, int(limits.compact_target * SUMMARY_SHARE))
+        thinking = request.thinking
+        if thinking is not None and int(thinking.get("budget_tokens") or 0) >= answer:
+            thinking = None  # a thinking budget must stay below max_tokens
+        instruction = estimate_message(summary_request_messages([], focus)[-1])
+        room = refusal.room(answer) if refusal is not None else min(limits.effective, limits.window - answer)
         for _attempt in range(SUMMARY_ATTEMPTS):
-            summary_request = dataclasses.replace(request, messages=summary_request_messages(history, focus))
+            fitted = fit_history(messages, room - overhead - instruction)
+            if fitted is None:
+                raise _SummaryFailed("even the latest messages are too long for a summary request")
+            summary_request = dataclasses.replace(
+                request,
+                max_tokens=answer,
+                thinking=thinking,
+                messages=summary_request_messages(fitted.messages, focus),
+            )
             try:
                 response = await self._ask(summary_request)
             except ApiError as exc:
-                if not exc.is_prompt_too_long or len(history) <= 1:
+                if not exc.is_prompt_too_long:
                     raise
-                history = drop_oldest(history, DROP_STEP)
+                sent = overhead + sum(estimate_message(m) for m in summary_request.messages)
+                sizes = refusal_sizes(exc.message)
+                if sizes is not None:
+                    self.server_windows[request.model] = min(sizes[1], self.window(request.model))
+                room = min(sent - 1, Refusal(*sizes, sent).room(answer) if sizes else int(sent * UNKNOWN_SHRINK))
                 continue
             text = summary_text(response["content"])
             if not text:
                 raise _SummaryFailed("the model returned no summary")
+            if response.get("stop_reason") == "max_tokens":
+                text += "\n\n[This summary was cut at its length limit.]"
             model = str(response.get("model") or request.model)
-            return text, (model, response.get("usage") or {})
+            return text, (model, response.get("usage") or {}), fitted
         raise _SummaryFailed("the history is too long to summarise")
 
     async def _ask(self, request: ModelRequest) -> Message:
@@ -262,9 +363,23 @@ class Compactor:
                 accumulator = MessageAccumulator()
         return accumulator.message()
 
-    def _rebuild(self, messages: list[Message], summary: str, limits: Thresholds) -> list[Message]:
-        """The new history: the summary with what must survive it, then the last few messages as they were."""
-        start = tail_start(messages, limits.window // TAIL_SHARE)
+    def _rebuilt(
+        self, messages: list[Message], summary: str, limits: Thresholds, overhead: int, before: int
+    ) -> tuple[list[Message], int] | None:
+        """The new history and what its compacted part holds (without the user context and a prompt still to be
+        answered), with the longest kept tail that makes the context smaller than ``before``; None if none does."""
+        part = int(limits.compact_target * PART_SHARE)
+        for tail_budget in (part, 0):
+            messages_after, compacted = self._rebuild(messages, summary, tail_budget, part)
+            if overhead + sum(estimate_message(m) for m in messages_after) < before:
+                return messages_after, compacted
+        return None
+
+    def _rebuild(self, messages: list[Message], summary: str, tail_budget: int, part: int) -> tuple[list[Message], int]:
+        """The summary with what must survive it, then the last few messages as they were (always the prompt
+        still waiting for its answer)."""
+        pinned = pending_prompt(messages)
+        start = tail_start(messages, tail_budget, pinned=pinned)
         tail = messages[start:]
         state = self.tool_env.state
         first = continuation_message(
@@ -273,6 +388,13 @@ class Compactor:
             todos=list(state.todos),
             read_files=list(state.read_files),
             tail=tail,
-            budget_tokens=min(CARRY_OVER_CAP, limits.window // CARRY_OVER_SHARE),
+            budget_tokens=part,
         )
-        return prepend_user_context([first, *tail], self.user_context)
+        compacted = sum(estimate_message(m) for m in [first, *tail])
+        if pinned is not None:
+            compacted -= estimate_message(messages[pinned])
+        return prepend_user_context([first, *tail], self.user_context), compacted
+
+
+def _warning(message: str) -> Notice:
+    return Notice("warning", {"level": "warning", "message": message})

@@ -31,6 +31,11 @@ in quotation marks. These must survive word for word.
 6. Pending tasks: what was asked and is not done yet.
 7. Current work: what was being done right before this summary, and the exact next step."""
 
+COMPOSE_INSTRUCTION = (
+    "The conversation opens with the summary of its earlier part. Your summary replaces that one: carry over "
+    "everything in it that still matters, then add what happened after it. Write one summary, not a summary of "
+    "a summary, and do not repeat the user's own messages: they are carried over verbatim separately."
+)
 SUMMARY_HEADER = (
     "This session continues an earlier conversation that ran out of context. The summary below covers it; "
     "continue the work from where it stopped without asking the user to repeat anything."
@@ -39,7 +44,8 @@ PROMPT_TAG = "user-message"
 PROMPTS_NOTE = "The user's own messages so far, verbatim (oldest first; the most recent ones if there were many):"
 REMINDER = "<system-reminder>\n{}\n</system-reminder>"
 MAX_PROMPT_CHARS = 4_000
-"""One user message kept whole up to this; a longer one keeps its start and end."""
+"""One user message kept whole up to this; a longer one keeps its start and end (the cut is marked)."""
+_CUT_NOTE = "\n[… {} characters of this message left out …]\n"
 KEEP_TAIL_MESSAGES = 6
 """The last few messages stay verbatim after a compaction (when they fit the tail budget)."""
 MAX_RECENT_FILES = 5
@@ -47,8 +53,11 @@ _INJECTED_PREFIXES = ("<system-reminder>", "Output token limit hit.", "[Request 
 
 
 def summary_request_messages(messages: list[Message], focus: str | None) -> list[Message]:
-    """The history as it was sent (so the request reads it from the cache) plus the summary instruction."""
+    """The history as it was sent (so the request reads it from the cache) plus the summary instruction; when
+    the history starts from an earlier summary, the new one is asked to replace it rather than quote it."""
     instruction = SUMMARY_INSTRUCTION
+    if messages and is_continuation(messages[0]):
+        instruction += f"\n\n{COMPOSE_INSTRUCTION}"
     if focus:
         instruction += f"\n\nThe user asked this summary to focus on: {focus}"
     return [*messages, {"role": "user", "content": [{"type": "text", "text": instruction}]}]
@@ -65,44 +74,55 @@ def is_summary_request(body: dict[str, Any]) -> bool:
     )
 
 
-def safe_starts(messages: list[Message]) -> list[int]:
-    """Indexes where a slice of the history may start without separating a tool_use from its tool_result: an
-    assistant message, or a user message that answers no tool call."""
-    starts = []
-    for index, message in enumerate(messages):
-        content = message.get("content")
-        answers = isinstance(content, list) and any(
-            isinstance(b, dict) and b.get("type") == "tool_result" for b in content
-        )
-        if message.get("role") == "assistant" or not answers:
-            starts.append(index)
-    return starts
+def safe_starts(messages: list[Message], offset: int = 0) -> list[int]:
+    """Indexes (counted from ``offset``) where a slice of the history may start without separating a tool_use from its
+    tool_result: an assistant message, or a user message that answers no tool call."""
+    return [
+        index
+        for index, message in enumerate(messages, offset)
+        if message.get("role") == "assistant" or not _answers_tools(message)
+    ]
 
 
-def tail_start(messages: list[Message], budget_tokens: int, keep: int = KEEP_TAIL_MESSAGES) -> int:
+def _answers_tools(message: Message) -> bool:
+    content = message.get("content")
+    return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+
+
+def is_continuation(message: Message) -> bool:
+    """Whether ``message`` is the first message of a compacted history (the user context may come before the
+    summary in it)."""
+    content = message.get("content")
+    if message.get("role") != "user" or not isinstance(content, list):
+        return False
+    return any(isinstance(b, dict) and str(b.get("text", "")).startswith(SUMMARY_HEADER) for b in content)
+
+
+def pending_prompt(messages: list[Message]) -> int | None:
+    """The index of the prompt the next request is to answer (the history ends with it), or None. A compaction
+    keeps it verbatim in the tail, whatever its size: it is the user's newest words, not yet read by the model."""
+    last = messages[-1] if messages else None
+    if last is None or last.get("role") != "user" or _answers_tools(last) or is_continuation(last):
+        return None
+    return len(messages) - 1
+
+
+def tail_start(
+    messages: list[Message], budget_tokens: int, keep: int = KEEP_TAIL_MESSAGES, pinned: int | None = None
+) -> int:
     """Where the kept tail begins: the latest safe start that keeps at most ``keep`` messages within
-    ``budget_tokens``; ``len(messages)`` (nothing kept) when no such start exists."""
-    best = len(messages)
+    ``budget_tokens``; ``len(messages)`` (nothing kept) when no such start exists. The tail always begins at or
+    before ``pinned`` (a message that must stay as it is)."""
+    best = len(messages) if pinned is None else pinned
     sizes = 0
     starts = set(safe_starts(messages))
     for index in range(len(messages) - 1, max(-1, len(messages) - 1 - keep), -1):
         sizes += estimate_message(messages[index])
         if sizes > budget_tokens:
             break
-        if index in starts and index > 0:
+        if index in starts and 0 < index < best:
             best = index
     return best
-
-
-def drop_oldest(messages: list[Message], share: float) -> list[Message]:
-    """The history without roughly its oldest ``share``, cut at a safe start, for a summary request that itself
-    does not fit; the summary then covers what is left, and the user's own messages are kept separately."""
-    target = int(len(messages) * share)
-    for index in safe_starts(messages):
-        if index >= max(target, 1):
-            head = [{"role": "user", "content": "(The earliest part of this conversation was left out.)"}]
-            return head + messages[index:] if messages[index]["role"] == "assistant" else messages[index:]
-    return messages[-1:] if messages and messages[-1]["role"] == "user" else []
 
 
 def summary_text(content: list[Message]) -> str:
@@ -110,7 +130,8 @@ def summary_text(content: list[Message]) -> str:
 
 
 def user_prompts(messages: list[Message]) -> list[str]:
-    """What the user typed, in order: plain prompts, plus those an earlier compaction carried over."""
+    """What the user typed, in order: plain prompts, plus those an earlier compaction carried over (only those:
+    its summary, header and notes are not the user's words, and quoting them would nest a copy per compaction)."""
     prompts: list[str] = []
     open_tag, close_tag = f"<{PROMPT_TAG}>\n", f"\n</{PROMPT_TAG}>"
     for message in messages:
@@ -118,7 +139,7 @@ def user_prompts(messages: list[Message]) -> list[str]:
             continue
         content = message.get("content")
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
-        if blocks and str(blocks[0].get("text", "")).startswith(SUMMARY_HEADER):
+        if is_continuation(message):
             for block in blocks:
                 text = str(block.get("text", ""))
                 if text.startswith(open_tag) and text.endswith(close_tag):
@@ -131,18 +152,22 @@ def user_prompts(messages: list[Message]) -> list[str]:
     return prompts
 
 
-def _bounded(text: str, limit: int = MAX_PROMPT_CHARS) -> str:
+def cut_middle(text: str, limit: int, note: str = _CUT_NOTE) -> str:
+    """``text``, or its start and end with the cut marked (``note`` names how many characters went), in at most
+    ``limit`` characters: a text cut once is left as it is by a second cut to the same limit."""
     if len(text) <= limit:
         return text
-    half = limit // 2
-    return f"{text[:half]}\n[… {len(text) - limit} characters of this message left out …]\n{text[-half:]}"
+    keep = max(0, limit - len(note.format(f"{len(text):,}")))
+    marker = note.format(f"{len(text) - keep:,}")  # no longer than the first: fewer characters left out
+    head = keep // 2
+    return f"{text[:head]}{marker}{text[len(text) - (keep - head) :]}"
 
 
 def _recent_prompts(prompts: list[str], budget_tokens: int) -> list[str]:
     kept: list[str] = []
     used = 0
     for prompt in reversed(prompts):
-        text = _bounded(prompt)
+        text = cut_middle(prompt, MAX_PROMPT_CHARS)
         used += estimate_text(text)
         if used > budget_tokens and kept:
             break

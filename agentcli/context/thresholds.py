@@ -9,7 +9,9 @@ Derived from the window and the answer's reserve, so one table serves 200k and 1
 - *blocking* limit: a smaller margin below it (the smaller of 3k and a twentieth); past it nothing is sent until
   the history has been compacted;
 - *microcompact* threshold: 80 % of the auto-compact threshold; old tool results are cleared from there on, when
-  that saves at least a twentieth of the window.
+  that saves at least a twentieth of the window;
+- *compaction target*: the most a compaction's result may hold (a quarter of the window, at most 50k), whatever
+  was compacted and however many times, so a long session never ratchets up.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ ANSWER_RESERVE_CAP = 20_000
 AUTO_COMPACT_MARGIN = 13_000
 BLOCKING_MARGIN = 3_000
 MICROCOMPACT_FRACTION = 0.8
+COMPACT_TARGET_SHARE = 4
+COMPACT_TARGET_CAP = 50_000
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,12 @@ class Thresholds:
     @property
     def microcompact_min_saving(self) -> int:
         return self.window // 20
+
+    @property
+    def compact_target(self) -> int:
+        """The bound on a compacted history (summary, carried-over messages and files, kept tail), besides the
+        user context and a prompt still waiting for its answer."""
+        return min(self.window // COMPACT_TARGET_SHARE, COMPACT_TARGET_CAP)
 
 
 def thresholds(window: int, max_tokens: int, auto_compact_percent: float | None = None) -> Thresholds:

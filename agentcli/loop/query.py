@@ -9,7 +9,6 @@ that enters the conversation is answered, on every path.
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -18,6 +17,7 @@ from agentcli.api.client import ModelRequest
 from agentcli.api.errors import ApiError
 from agentcli.api.retry import AttemptLoop, Retrying, SwitchedModel, error_category, strip_thinking
 from agentcli.context.compact import ContextFull
+from agentcli.context.fit import refusal_sizes
 from agentcli.context.microcompact import fit_results_budget
 from agentcli.events import (
     AssistantTurn,
@@ -119,7 +119,8 @@ async def query(params: QueryParams) -> AsyncGenerator[LoopEvent, None]:  # noqa
                     # Withheld from the faces: compact once and send the request again.
                     state.reactive_compact_attempted = True
                     generation = conversation.generation
-                    async for compaction_event in compactor.compact(conversation, request, "auto"):
+                    refused = refusal_sizes(exc.message)
+                    async for compaction_event in compactor.compact(conversation, request, "auto", refused=refused):
                         yield compaction_event
                     if conversation.generation != generation:
                         state.transition = "reactive_compact_retry"
@@ -256,8 +257,8 @@ def _retry_notice(event: Retrying) -> Notice:
 
 def _describe(exc: ApiError, *, compacted: bool) -> str:
     if exc.is_prompt_too_long:
-        sizes = re.search(r"(\d+)\s*tokens\s*>\s*(\d+)", exc.message)
-        size = f" ({sizes.group(1)} tokens; the model takes {sizes.group(2)})" if sizes else ""
+        sizes = refusal_sizes(exc.message)
+        size = f" ({sizes[0]} tokens; the model takes {sizes[1]})" if sizes else ""
         tried = ", even after trying to compact it" if compacted else ""
         return (
             f"The conversation is too long for the model{size}{tried}. "

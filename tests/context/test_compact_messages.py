@@ -7,11 +7,12 @@ from pathlib import Path
 from agentcli.context.compact_messages import (
     SUMMARY_HEADER,
     continuation_message,
-    drop_oldest,
     safe_starts,
     tail_start,
     user_prompts,
 )
+from agentcli.context.fit import fit_history
+from agentcli.context.tokens import estimate_message
 from agentcli.testing.validate import validate_request
 
 
@@ -48,8 +49,12 @@ def test_no_cut_separates_a_tool_use_from_its_result():
         start = tail_start(history, budget)
         assert start in starts or start == len(history)
         assert _valid([{"role": "user", "content": "summary"}, *history[start:]])
-    for share in (0.1, 0.25, 0.5, 0.9):
-        assert _valid(drop_oldest(history, share))
+    total = sum(estimate_message(m) for m in history)
+    for share in (0.25, 0.5, 0.9):
+        fitted = fit_history(history, int(total * share))
+        assert fitted is not None and _valid(fitted.messages)
+        assert sum(estimate_message(m) for m in fitted.messages) <= total * share
+    assert fit_history(history, 50) is None, "not even the last exchange fits: nothing is cut below the floor"
 
 
 def test_user_prompts_are_the_users_words_and_survive_a_second_compaction(tmp_path: Path):

@@ -17,6 +17,8 @@ HOUSE_RULE = "House rule: every answer ends with the word PINEAPPLE."
 CORRECTION = "No, that is wrong: count only the lines that start with 'x', and answer in French."
 ANSWER = "Il y a 42 lignes. PINEAPPLE"
 FILES = 8
+LONG_ANSWER = "Read it. " + "It holds numbered lines of lorem ipsum. " * 120
+"""An answer long enough that a summary makes the history shorter."""
 
 
 def _setup(project: Path, window: int = WINDOW) -> None:
@@ -161,7 +163,7 @@ async def test_prompt_too_long_mid_session_recovers_with_one_compaction(fake_api
 
 async def test_manual_compact_with_focus(fake_api, make_engine, project):
     _setup(project, window=200_000)
-    server = fake_api({"turns": [_read(project, 1), _text("Read it."), _summary("Focused summary.")]})
+    server = fake_api({"turns": [_read(project, 1), _text(LONG_ANSWER), _summary("Focused summary.")]})
     engine = make_engine(server)
     await collect(engine, "Read file one.")
 
@@ -189,7 +191,7 @@ async def test_pre_compact_hooks_run_with_the_trigger_and_add_instructions(fake_
             ]
         }
     }
-    server = fake_api({"turns": [_text("Hello."), _summary("S.")]})
+    server = fake_api({"turns": [_text(LONG_ANSWER), _summary("S.")]})
     engine = make_engine(server, settings_flag=json.dumps(hooks))
     await collect(engine, "Hi.")
 

@@ -16,6 +16,7 @@ SUMMARY_CUE = "summary of the conversation so far"
 
 def test_headless_compact_then_resume_sends_the_summary(run_cli, fake_api, transcripts, project: Path):
     readme = str(project / "README.md")
+    long_answer = "The readme greets. " + "It says hello in many words. " * 1_700  # more than the kept tail takes
     server = fake_api(
         {
             "turns": [
@@ -25,7 +26,8 @@ def test_headless_compact_then_resume_sends_the_summary(run_cli, fake_api, trans
                     ],
                     "when": {"last_user_text_excludes": SUMMARY_CUE},
                 },
-                {**text_turn("The readme greets."), "when": {"last_user_text_excludes": SUMMARY_CUE}},
+                {**text_turn(long_answer), "when": {"last_user_text_excludes": SUMMARY_CUE}},
+                {**text_turn("It is short."), "when": {"last_user_text_excludes": SUMMARY_CUE}},
                 {
                     **text_turn("Summary: the user asked what the readme says."),
                     "when": {"last_user_text_contains": SUMMARY_CUE},
@@ -37,6 +39,8 @@ def test_headless_compact_then_resume_sends_the_summary(run_cli, fake_api, trans
     first = run_cli("-p", "What does the readme say? Never use emoji.", "--output-format", "json", server=server)
     assert first.returncode == 0, first.stderr
     session_id = json.loads(first.stdout)["session_id"]
+    second = run_cli("-p", "--resume", session_id, "Is it long?", "--output-format", "json", server=server)
+    assert second.returncode == 0, second.stderr
 
     compacted = run_cli(
         "-p", "--resume", session_id, "/compact", "--output-format", "stream-json", "--verbose", server=server
@@ -45,6 +49,7 @@ def test_headless_compact_then_resume_sends_the_summary(run_cli, fake_api, trans
     out = [json.loads(line) for line in compacted.stdout.splitlines()]
     boundary = next(m for m in out if m.get("subtype") == "compact_boundary")
     assert boundary["compact_metadata"]["trigger"] == "manual"
+    assert boundary["compact_metadata"]["post_tokens"] < boundary["compact_metadata"]["pre_tokens"]
     assert out[-1]["type"] == "result" and out[-1]["subtype"] == "success"
     assert is_summary_request(server.requests[-1].body), "/compact was a command, not a prompt"
 
@@ -55,10 +60,14 @@ def test_headless_compact_then_resume_sends_the_summary(run_cli, fake_api, trans
     assert first_text(sent[0]).startswith(SUMMARY_HEADER)
     assert "Summary: the user asked what the readme says." in first_text(sent[0])
     assert "Never use emoji." in json.dumps(sent[0])
-    # The original opening is not sent as it was; the last few messages after it are kept verbatim (small here).
+    # The original opening is not sent as it was, nor the long answer; the last exchange is kept verbatim.
     assert {"role": "user", "content": "What does the readme say? Never use emoji."} not in sent
-    assert sent[1]["role"] == "assistant" and sent[1]["content"][0]["id"] == "toolu_old_read"
-    assert typed(sent)[-1] == {"role": "user", "content": "Anything else?"}
+    assert "many words" not in json.dumps(sent)
+    assert typed(sent)[1:] == [
+        {"role": "user", "content": "Is it long?"},
+        {"role": "assistant", "content": [{"type": "text", "text": "It is short."}]},
+        {"role": "user", "content": "Anything else?"},
+    ]
 
     # The file still holds the whole story: the old read, the boundary, the summary.
     [path] = transcripts()
@@ -67,6 +76,23 @@ def test_headless_compact_then_resume_sends_the_summary(run_cli, fake_api, trans
     assert [line.get("subtype") for line in lines].count("compact_boundary") == 1
     full = load_transcript(path)
     assert first_text(full.messages[0]).startswith(SUMMARY_HEADER)
+
+
+def test_a_compaction_that_would_not_shrink_is_not_applied(run_cli, fake_api, transcripts):
+    """A short history is about as short as its summary: ``/compact`` says so, sends nothing, changes nothing."""
+    server = fake_api({"turns": [text_turn("Hello.")]})
+    first = run_cli("-p", "Hi.", "--output-format", "json", server=server)
+    assert first.returncode == 0, first.stderr
+    session_id = json.loads(first.stdout)["session_id"]
+
+    compacted = run_cli("-p", "--resume", session_id, "/compact", "--output-format", "json", server=server)
+    assert compacted.returncode == 1
+    result = json.loads(compacted.stdout)
+    assert result["is_error"] is True
+    assert "Compaction not applied" in result["errors"][-1] and "unchanged" in result["errors"][-1]
+    assert len(server.requests) == 1, "no summary was asked for"
+    [path] = transcripts()
+    assert "compact_boundary" not in path.read_text(encoding="utf-8")
 
 
 def _write(path: Path, entries: list[dict]) -> None:
