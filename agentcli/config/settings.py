@@ -153,11 +153,17 @@ class LoadedSettings:
     def layer_sources(self) -> list[Source]:
         return [layer.source for layer in self.layers]
 
+    own_layers: list[SettingsLayer] = field(default_factory=list)
+    """agentcli's own files as read (``source_layers`` adds Claude Code's where they count)."""
+    claude: tuple[list[SettingsLayer], list[str]] = field(default_factory=lambda: ([], []))
+    """Claude Code's files as read, and the notices about what of them agentcli left out."""
+    project_dir: Path | None = None
+
     def trusting(self) -> LoadedSettings:
         """The same files once the folder is trusted (the user just said yes, or ``--trust-project``)."""
-        trusted = _combine(self.source_layers, list(self.errors), trusted=True)
-        trusted.notices = list(self.notices)
-        return trusted
+        return _combine(
+            self.own_layers, errors=list(self.errors), trusted=True, project_dir=self.project_dir, claude=self.claude
+        )
 
     def untrusted_notice(self) -> str | None:
         return untrusted_notice(self.withheld)
@@ -320,27 +326,40 @@ def load_settings(project_dir: Path, flag: str | None = None, *, trusted: bool |
             layers.append(parse_settings(text, origin, source))
         except SettingsError as exc:
             loaded.errors.append(exc)
-    compat = [layer.settings.claudeCompat for layer in layers if layer.settings.claudeCompat is not None]
-    if not compat or compat[-1]:
-        layers = claude_layers + layers
-    else:
-        notices = []
-    combined = _combine(
-        layers, loaded.errors, trusted=is_trusted(project_dir) if trusted is None else trusted, project_dir=project_dir
+    return _combine(
+        layers,
+        errors=loaded.errors,
+        trusted=is_trusted(project_dir) if trusted is None else trusted,
+        project_dir=project_dir,
+        claude=(claude_layers, notices),
     )
-    combined.notices = notices
-    return combined
 
 
 def _combine(
-    source_layers: list[SettingsLayer], errors: list[SettingsError], *, trusted: bool, project_dir: Path | None = None
+    own_layers: list[SettingsLayer],
+    *,
+    errors: list[SettingsError],
+    trusted: bool,
+    project_dir: Path | None = None,
+    claude: tuple[list[SettingsLayer], list[str]] = ([], []),
 ) -> LoadedSettings:
-    """Filter project-scope layers unless ``trusted``, then merge."""
+    """Filter project-scope layers unless ``trusted``, then merge. Claude Code's files count unless a layer that
+    counts says ``claudeCompat: false`` (an untrusted project's say is withheld: it would drop the user's rules)."""
+    claude_layers, claude_notices = claude
+    compat = [
+        layer.settings.claudeCompat
+        for layer in own_layers
+        if layer.settings.claudeCompat is not None and (trusted or not layer.project_scope)
+    ]
+    reads_claude = not compat or compat[-1]
+    source_layers = [*claude_layers, *own_layers] if reads_claude else list(own_layers)
     loaded = LoadedSettings(errors=errors, trusted=trusted, source_layers=source_layers)
+    loaded.own_layers, loaded.claude = own_layers, claude
+    loaded.notices = list(claude_notices) if reads_claude else []
     merged: dict[str, Any] = {}
     for layer in source_layers:
         if layer.project_scope and not trusted:
-            data, withheld = withhold_untrusted(layer.data)
+            data, withheld = withhold_untrusted(layer.data, mode_so_far(merged))
             if withheld:
                 shown = Path(layer.path)
                 if project_dir is not None and shown.is_relative_to(project_dir):
@@ -350,4 +369,11 @@ def _combine(
         loaded.layers.append(layer)
         merged = _merge(merged, layer.data)
     loaded.merged = Settings.model_validate(merged)
+    loaded.project_dir = project_dir
     return loaded
+
+
+def mode_so_far(merged: dict[str, Any]) -> str | None:
+    permissions = merged.get("permissions")
+    mode = permissions.get("defaultMode") if isinstance(permissions, dict) else None
+    return mode if isinstance(mode, str) else None

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.config.inputs import InputFileError, load_json
+from agentcli.config.modes import no_looser
 from agentcli.config.paths import config_dir
 from agentcli.files.atomic import atomic_write_text
 
@@ -30,9 +31,10 @@ RUNS_CODE = (
     "extraKnownMarketplaces",
 )
 """Top-level keys that start programs or change how they start: an untrusted project gets none of them."""
+USER_CHOICES = ("claudeCompat", "disableAllHooks")
+"""Top-level keys that switch the user's own protection on or off (``claudeCompat: false`` drops the user's
+``~/.claude`` deny rules; ``disableAllHooks`` their guard hooks): only the user decides them."""
 WIDENING_PERMISSIONS = ("allow", "additionalDirectories")
-SAFE_MODES = frozenset({"default", "plan"})
-"""``defaultMode`` values an untrusted project may set (no more permissive than ``default``)."""
 
 
 def _store() -> Path:
@@ -75,16 +77,20 @@ def _hook_count(hooks: Any) -> int:
     return sum(len(group.get("hooks", [])) if isinstance(group, dict) else 1 for group in groups)
 
 
-def withhold_untrusted(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def withhold_untrusted(data: dict[str, Any], mode_so_far: str | None = None) -> tuple[dict[str, Any], list[str]]:
     """Split one project-scope settings file into what an untrusted folder may use and a description of the rest.
 
-    Kept: everything that only narrows or is harmless (deny and ask rules, ``plan`` mode, the model). Left out:
-    hooks and every other key that runs a program, the whole ``env`` (``BASH_ENV``, ``LD_PRELOAD``, ``GIT_*``…
-    change what every command runs), allow rules, extra directories, a ``defaultMode`` above ``default``, and
-    sandbox settings other than switching it on.
+    Kept: everything that only adds restrictions or is harmless (deny and ask rules, a mode no looser than the
+    one the user's own layers chose, ``mode_so_far``, the model). Left out: hooks and every other key that runs a
+    program, the whole ``env`` (``BASH_ENV``, ``LD_PRELOAD``, ``GIT_*``… change what every command runs), allow
+    rules, extra directories, a looser ``defaultMode``, sandbox settings other than switching it on, and the
+    switches only the user decides (``claudeCompat``, ``disableAllHooks``).
     """
     kept = dict(data)
     withheld: list[str] = []
+    for key in USER_CHOICES:
+        if key in kept:
+            withheld.append(f"{key} {json.dumps(kept.pop(key))}")
     for key in RUNS_CODE:
         if key not in kept:
             continue
@@ -97,21 +103,7 @@ def withhold_untrusted(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]
             withheld.append(key)
     permissions = kept.get("permissions")
     if isinstance(permissions, dict):
-        permissions = dict(permissions)
-        for key in WIDENING_PERMISSIONS:
-            if permissions.get(key):
-                size = len(permissions[key]) if isinstance(permissions[key], list) else 1
-                withheld.append(
-                    _plural(size, "allow rule")
-                    if key == "allow"
-                    else _plural(size, "additional directory", "additional directories")
-                )
-            permissions.pop(key, None)
-        mode = permissions.get("defaultMode")
-        if mode is not None and mode not in SAFE_MODES:
-            withheld.append(f"defaultMode {mode}")
-            permissions.pop("defaultMode")
-        kept["permissions"] = permissions
+        kept["permissions"] = _narrowing_permissions(permissions, mode_so_far, withheld)
     sandbox = kept.get("sandbox")
     if isinstance(sandbox, dict):
         narrowed = {"enabled": True} if sandbox.get("enabled") is True else {}
@@ -119,6 +111,25 @@ def withhold_untrusted(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]
             withheld.append("sandbox settings")
         kept["sandbox"] = narrowed
     return kept, withheld
+
+
+def _narrowing_permissions(permissions: dict[str, Any], mode_so_far: str | None, withheld: list[str]) -> dict[str, Any]:
+    """The permissions an untrusted project may add: deny and ask rules, a mode no looser than ``mode_so_far``."""
+    permissions = dict(permissions)
+    for key in WIDENING_PERMISSIONS:
+        if permissions.get(key):
+            size = len(permissions[key]) if isinstance(permissions[key], list) else 1
+            withheld.append(
+                _plural(size, "allow rule")
+                if key == "allow"
+                else _plural(size, "additional directory", "additional directories")
+            )
+        permissions.pop(key, None)
+    mode = permissions.get("defaultMode")
+    if mode is not None and not no_looser(mode, mode_so_far):
+        withheld.append(f"defaultMode {mode}")
+        permissions.pop("defaultMode")
+    return permissions
 
 
 def untrusted_notice(withheld: dict[str, list[str]]) -> str | None:

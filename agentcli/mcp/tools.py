@@ -1,7 +1,9 @@
 """MCP tools as agentcli tools: ``mcp__<server>__<tool>`` with the server's own input schema.
 
 Permission rules, PreToolUse and PostToolUse hooks see them like any other tool. The server validates the
-arguments; here they only have to be a JSON object.
+arguments; here they only have to be a JSON object. What a server says about a tool (``readOnlyHint``, its name,
+its description) is its own claim: it may let calls run side by side, but it never lets one run without the
+permission a tool that changes things needs (in plan mode too).
 """
 
 from __future__ import annotations
@@ -47,10 +49,14 @@ class McpTool(Tool):
         self._schema = dict(definition.input_schema or {"type": "object", "properties": {}})
         self._schema.setdefault("type", "object")
         annotations = definition.annotations
-        self._read_only = bool(annotations and annotations.read_only_hint)
+        self.claims_read_only = bool(annotations and annotations.read_only_hint)
+        """The server's ``readOnlyHint``: shown, and used to run calls side by side; never a permission."""
 
     def is_read_only(self, tool_input: Any) -> bool:
-        return self._read_only
+        return False  # a server's claim is not agentcli's judgement: every call is judged as one that may write
+
+    def is_concurrency_safe(self, tool_input: Any) -> bool:
+        return self.claims_read_only
 
     def api_schema(self) -> dict[str, Any]:
         return {"name": self.name, "description": self.description, "input_schema": self._schema}

@@ -8,6 +8,7 @@ relative to the project root and ``./x`` or ``x`` to the working directory.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -38,9 +39,24 @@ class PermissionRule:
     behavior: Behavior
     source: str = "session"
     """Where it came from: cliArg, userSettings, projectSettings, localSettings or session (approved by the user)."""
+    literal: bool = False
+    """The specifier is one exact command, ``*`` included (a session grant for what the user saw), not a pattern."""
+    origin: str = ""
+    """The settings file it was read from, when there is one (named in denials so the user knows where to look)."""
 
     def __str__(self) -> str:
         return self.tool if self.specifier is None else f"{self.tool}({self.specifier})"
+
+    @property
+    def where(self) -> str:
+        """Where the rule came from, in words: ``userSettings: ~/.config/agentcli/settings.json``."""
+        return f"{self.source}: {self.origin}" if self.origin else self.source
+
+    def matches_command(self, command: str) -> bool:
+        """Whether this Bash rule names ``command`` (one simple command, or a whole command that cannot be split)."""
+        if self.literal:
+            return self.specifier is not None and _blanks(self.specifier) == _blanks(command)
+        return command_pattern_matches(self.specifier or "", command)
 
     def covers_tool(self, name: str) -> bool:
         """Whether this rule is about ``name`` at all (``Edit`` rules also cover Write, ``Read`` rules Grep…)."""
@@ -56,7 +72,7 @@ class PermissionRule:
 
     @property
     def whole_tool(self) -> bool:
-        return self.specifier is None or self.specifier in ("", "*")
+        return self.specifier is None or (not self.literal and self.specifier in ("", "*"))
 
 
 def parse_rule(text: str, behavior: Behavior, source: str = "session") -> PermissionRule:
@@ -120,6 +136,11 @@ def command_pattern_matches(pattern: str, command: str) -> bool:
     return re.fullmatch(regex, command, re.DOTALL) is not None
 
 
+def _blanks(text: str) -> str:
+    """Runs of spaces and tabs as one space (a newline separates commands, so it stays what it is)."""
+    return re.sub(r"[ \t]+", " ", text.strip())
+
+
 @dataclass(frozen=True, slots=True)
 class RuleRoots:
     """The folders file specifiers are relative to."""
@@ -171,12 +192,15 @@ class RuleSources:
     rules: list[PermissionRule] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
-    def add_lists(self, source: str, allow: Iterable[str], ask: Iterable[str], deny: Iterable[str]) -> None:
+    def add_lists(
+        self, source: str, allow: Iterable[str], ask: Iterable[str], deny: Iterable[str], origin: str = ""
+    ) -> None:
         lists: tuple[tuple[Behavior, Iterable[str]], ...] = (("allow", allow), ("ask", ask), ("deny", deny))
         for behavior, entries in lists:
             for entry in entries:
                 try:
-                    self.rules.append(parse_rule(str(entry), behavior, source))
+                    rule = parse_rule(str(entry), behavior, source)
+                    self.rules.append(dataclasses.replace(rule, origin=origin) if origin else rule)
                 except InvalidRule as exc:
                     self.problems.append(f"{source}: permissions.{behavior}: {exc}")
 
