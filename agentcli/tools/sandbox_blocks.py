@@ -12,8 +12,15 @@ from pathlib import Path
 from agentcli.tools.protected import Mount, inside
 from agentcli.tools.sandbox import Sandbox
 
-REFUSALS = ("Read-only file system", "Device or resource busy", "Operation not permitted", "Invalid cross-device link")
-"""What a refused write, move, removal or hard link on a protected path reports (EROFS, EBUSY, EPERM, EXDEV)."""
+REFUSALS = (
+    "Read-only file system",
+    "Device or resource busy",
+    "Operation not permitted",
+    "Invalid cross-device link",
+    "Is a directory",
+)
+"""What a refused write, move, removal or hard link on a protected path reports (EROFS, EBUSY, EPERM, EXDEV; a
+missing file's placeholder is a folder: EISDIR)."""
 
 _QUOTED = re.compile(r"'([^'\n]+)'|‘([^’\n]+)’|\"([^\"\n]+)\"")
 

@@ -1,0 +1,63 @@
+"""A unix socket server in a temp folder under the test's HOME (where ssh's ControlMaster or gpg-agent keep theirs),
+recording what connects; and one on an abstract name."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.waiting import DEADLINE_S
+
+
+def _serve(server: socket.socket, accepted: list[bytes]) -> threading.Thread:
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            with conn:
+                accepted.append(conn.recv(100))
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return thread
+
+
+def _stop(server: socket.socket, thread: threading.Thread) -> None:
+    server.shutdown(socket.SHUT_RDWR)
+    server.close()
+    thread.join(timeout=DEADLINE_S)
+    assert not thread.is_alive()
+
+
+@pytest.fixture
+def unix_server(hermetic_home: Path) -> Iterator[tuple[str, list[bytes]]]:
+    folder = hermetic_home / ".ssh" / "sockets"
+    folder.mkdir(parents=True)
+    path = str(folder / "master")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(path)
+    server.listen()
+    accepted: list[bytes] = []
+    thread = _serve(server, accepted)
+    yield path, accepted
+    _stop(server, thread)
+
+
+@pytest.fixture
+def abstract_server() -> Iterator[tuple[str, list[bytes]]]:
+    """Yields the name (without the leading NUL)."""
+    name = f"agentcli-test-{os.getpid()}-{threading.get_ident()}"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind("\0" + name)
+    server.listen()
+    accepted: list[bytes] = []
+    thread = _serve(server, accepted)
+    yield name, accepted
+    _stop(server, thread)
