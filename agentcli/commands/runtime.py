@@ -76,8 +76,9 @@ class CommandRunner:
         gate = self.can_use_tool
 
         async def check(tool: Any, tool_input: dict[str, Any], call: ToolCall) -> PermissionDecision:
-            if widened.evaluate(tool, tool_input, call.env).behavior == "allow":
-                return PermissionDecision("allow")
+            verdict = widened.evaluate(tool, tool_input, call.env)
+            if verdict.behavior == "allow":
+                return PermissionDecision("allow", checked_path=verdict.path)
             return await gate(tool, tool_input, call)
 
         return check
@@ -91,6 +92,7 @@ class CommandRunner:
         decision = await self._permission(command)(tool, tool_input, call)
         if decision.behavior != "allow":
             return f"[not run: {decision.message or 'permission denied'}]"
+        call.checked_path = decision.checked_path
         try:
             parsed = tool.input_model.model_validate(decision.updated_input or tool_input)
             output = await tool.call(parsed, call)

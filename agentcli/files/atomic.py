@@ -2,9 +2,10 @@
 never an empty or half-written one.
 
 The new bytes go to a temporary file in the same folder (same file system, so the rename is atomic), are synced
-to disk, given the old file's mode and owner, and renamed over the target; a symlink is written through to the
-file it points at, so the link stays a link. On failure the temporary file is removed and the original is left
-as it was; the error says why in words a user acts on (disk full, read-only, permission).
+to disk, given the old file's mode and owner, and renamed over the target, all relative to one open descriptor of
+the folder; a symlink is written through to the file it points at, so the link stays a link. On failure the
+temporary file is removed and the original is left as it was; the error says why in words a user acts on (disk
+full, read-only, permission).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import errno
 import os
 import stat
 from pathlib import Path
+
+from agentcli.files.nofollow import Redirected, link_target
 
 PRIVATE_MODE = 0o600
 _REASONS = {
@@ -67,11 +70,30 @@ def atomic_write(path: Path, data: bytes, *, mode: int | None = None, private: b
     """
     target = write_target(Path(path))
     try:
-        old = os.stat(target)
+        folder = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise AtomicWriteError(target, exc) from None
+    try:
+        replace_in(folder, target, data, mode=mode, private=private)
+    finally:
+        os.close(folder)
+    return target
+
+
+def replace_in(folder: int, target: Path, data: bytes, *, mode: int | None = None, private: bool = False) -> None:
+    """:func:`atomic_write` of the file ``target.name`` in the open folder ``folder`` (``target`` names it in
+    messages). The temporary file, its sync and the rename all happen in that one folder, so a folder swapped on
+    the way cannot send them elsewhere; a symlink in the file's place is refused (:class:`Redirected`), not
+    followed and not replaced."""
+    name = target.name
+    try:
+        old = os.stat(name, dir_fd=folder, follow_symlinks=False)
     except FileNotFoundError:
         old = None
     except OSError as exc:
         raise AtomicWriteError(target, exc) from None
+    if old is not None and stat.S_ISLNK(old.st_mode):
+        raise Redirected(target, link_target(folder, name))
     if old is not None and not stat.S_ISREG(old.st_mode):
         raise AtomicWriteError(target, OSError(errno.EINVAL, "it is not a regular file"))
     if old is not None:
@@ -80,30 +102,36 @@ def atomic_write(path: Path, data: bytes, *, mode: int | None = None, private: b
         new_mode = mode
     else:
         new_mode = PRIVATE_MODE if private else 0o666 & ~_umask()
-    temp = target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    temp = f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, PRIVATE_MODE)
+        fd = os.open(temp, flags, PRIVATE_MODE, dir_fd=folder)
     except OSError as exc:
         raise AtomicWriteError(target, exc) from None
     try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            if old is not None and os.geteuid() in (0, old.st_uid):
-                with contextlib.suppress(OSError):
-                    os.fchown(fd, old.st_uid, old.st_gid)
-            os.fchmod(fd, new_mode)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp, target)
+        _fill(fd, data, old, new_mode)
+        os.rename(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
     except OSError as exc:
         with contextlib.suppress(OSError):
-            os.unlink(temp)
+            os.unlink(temp, dir_fd=folder)
         raise AtomicWriteError(target, exc) from None
-    sync_folder(target.parent)
-    return target
+    with contextlib.suppress(OSError):  # a power cut keeps the rename (best effort: some file systems refuse)
+        os.fsync(folder)
+
+
+def _fill(fd: int, data: bytes, old: os.stat_result | None, new_mode: int) -> None:
+    """Write ``data`` to the new file, give it the old file's owner and the mode, sync it, close it."""
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        if old is not None and os.geteuid() in (0, old.st_uid):
+            with contextlib.suppress(OSError):
+                os.fchown(fd, old.st_uid, old.st_gid)
+        os.fchmod(fd, new_mode)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def atomic_write_text(path: Path, text: str, *, private: bool = False) -> Path:

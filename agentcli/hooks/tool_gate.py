@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from agentcli.hooks.session_hooks import SessionHooks
@@ -39,7 +40,7 @@ class PreToolUseGate:
         effective = updated if updated is not None else tool_input
         verdict = await self.policy.decide(tool, effective, call, hook)
         if updated is not None and verdict.behavior == "allow" and verdict.updated_input is None:
-            return PermissionDecision("allow", verdict.message, updated)
+            return dataclasses.replace(verdict, updated_input=updated)
         return verdict
 
 

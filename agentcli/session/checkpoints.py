@@ -3,6 +3,7 @@
 Before Edit or Write changes a file, its current content (or the fact that it did not exist) is copied into the
 session's folder, once per file and prompt. Rewinding to before prompt *n* restores, for every file the agent
 changed from prompt *n* on, the copy taken at the first change. Copies are private (0600) and written atomically;
+a file is copied from, and restored to, exactly the path the permission check judged, never through a symlink;
 the store keeps the last ``MAX_PROMPTS`` prompts and skips files over ``MAX_FILE_BYTES`` (said so in the index).
 """
 
@@ -12,13 +13,16 @@ import contextlib
 import json
 import os
 import shutil
+import stat
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agentcli.config.paths import sessions_dir
+from agentcli.files.anchored import AnchoredFile
 from agentcli.files.atomic import atomic_write, atomic_write_text
+from agentcli.files.nofollow import Redirected
 
 MAX_FILE_BYTES = 5_000_000
 MAX_PROMPTS = 100
@@ -83,8 +87,10 @@ class CheckpointStore:
                 self._save()
             return number
 
-    def keep(self, path: Path) -> None:
-        """Copy ``path`` as it is now, the first time the current prompt is about to change it."""
+    def keep(self, path: Path, real: Path | None = None) -> None:
+        """Copy the file as it is now, the first time the current prompt is about to change it: ``path`` as the
+        tool was given it, ``real`` the file itself (what the permission check judged; by default where ``path``
+        leads now). The copy is read without following a symlink, and a restore writes it back to ``real``."""
         with self._lock:
             if not self._prompts:
                 return
@@ -92,21 +98,30 @@ class CheckpointStore:
             shown = str(path)
             if any(entry["path"] == shown for entry in current["files"]):
                 return
-            entry: dict[str, Any] = {"path": shown, "copy": None, "existed": path.exists()}
-            if entry["existed"]:
-                try:
-                    size = path.stat().st_size
-                    if size > MAX_FILE_BYTES:
-                        entry["skipped"] = f"larger than {MAX_FILE_BYTES} bytes"
-                    else:
-                        copy = self.folder / str(current["number"]) / f"{len(current['files'])}.bak"
-                        copy.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-                        atomic_write(copy, path.read_bytes(), private=True)
-                        entry["copy"] = copy.name
-                except OSError as exc:
-                    entry["skipped"] = exc.strerror or str(exc)
+            where = Path(os.path.realpath(path)) if real is None else real
+            entry: dict[str, Any] = {"path": shown, "real": str(where), "copy": None, "existed": True}
+            try:
+                self._copy(where, entry, self.folder / str(current["number"]) / f"{len(current['files'])}.bak")
+            except OSError as exc:
+                entry["skipped"] = str(exc) if isinstance(exc, Redirected) else exc.strerror or str(exc)
             current["files"].append(entry)
             self._save()
+
+    @staticmethod
+    def _copy(real: Path, entry: dict[str, Any], copy: Path) -> None:
+        with AnchoredFile(real) as file:
+            info = file.lstat()
+            if info is None:
+                entry["existed"] = False
+            elif stat.S_ISLNK(info.st_mode):
+                raise Redirected(real, file.points_to())
+            elif info.st_size > MAX_FILE_BYTES:
+                entry["skipped"] = f"larger than {MAX_FILE_BYTES} bytes"
+            else:
+                data = file.read_bytes()
+                copy.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                atomic_write(copy, data, private=True)
+                entry["copy"] = copy.name
 
     def checkpoints(self) -> list[Checkpoint]:
         with self._lock:
@@ -136,22 +151,29 @@ class CheckpointStore:
             restored: list[str] = []
             problems: list[str] = []
             for shown, (owner, entry) in first.items():
-                path = Path(shown)
+                if entry.get("skipped"):
+                    problems.append(f"{shown}: not kept ({entry['skipped']})")
+                    continue
                 try:
-                    if entry.get("skipped"):
-                        problems.append(f"{shown}: not kept ({entry['skipped']})")
-                    elif not entry["existed"]:
-                        if path.exists():
-                            os.unlink(path)
-                        restored.append(shown)
-                    else:
-                        data = (self.folder / str(owner) / entry["copy"]).read_bytes()
-                        path.parent.mkdir(parents=True, exist_ok=True)
-                        atomic_write(path, data)
-                        restored.append(shown)
+                    self._put_back(Path(entry.get("real") or shown), owner, entry)
+                    restored.append(shown)
+                except Redirected as exc:
+                    problems.append(
+                        f"{shown}: not restored, {exc}; a restore never follows a symlink (remove the link, then "
+                        "rewind again)"
+                    )
                 except OSError as exc:
                     problems.append(f"{shown}: {exc.strerror or exc}")
             return restored, problems
+
+    def _put_back(self, real: Path, owner: int, entry: dict[str, Any]) -> None:
+        """Write the kept copy to exactly ``real`` (or remove the file the prompt created), reaching it without
+        following a symlink: one planted meanwhile makes this fail rather than write where it points."""
+        with AnchoredFile(real) as file:
+            if not entry["existed"]:
+                file.unlink()
+                return
+            file.replace((self.folder / str(owner) / entry["copy"]).read_bytes(), create_folders=True)
 
     def copy_to(self, folder: Path) -> None:
         """Copy the checkpoints for another session (a rewound conversation), while no write is under way."""

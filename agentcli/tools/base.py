@@ -105,9 +105,9 @@ class ToolEnv:
     """The session's sandbox for shell commands; None runs them unconfined."""
     read_denied: Callable[[Path], bool] | None = None
     """Whether a ``Read(…)`` deny rule covers a file: searches (Grep, Glob) leave such files out of their results."""
-    before_write: Callable[[Path], None] | None = None
-    """Called (in a thread) with a file's path just before a tool that changes it runs (checkpoints keep what it
-    was)."""
+    before_write: Callable[[Path, Path], None] | None = None
+    """Called (in a thread) with a file's path as given and the file it is (symlinks resolved, as the permission
+    check judged it) just before a tool that changes it runs (checkpoints keep what it was)."""
 
     def for_subagent(self) -> ToolEnv:
         """The environment a sub-agent's tools get: the same sandbox, ``Read(…)`` deny filter, checkpoints,
@@ -128,6 +128,9 @@ class ToolCall:
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
     nest: Callable[[Any], None] = lambda _event: None
     """Hand the session an :class:`agentcli.events.NestedMessage` (a sub-agent's turns, shown under this call)."""
+    checked_path: Path | None = None
+    """The file the permission check judged for this call, symlinks resolved: file tools change that file and no
+    other, so a symlink swapped in after the check cannot redirect them (None: no check named a file)."""
 
 
 @dataclass(slots=True)

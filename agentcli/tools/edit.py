@@ -8,10 +8,10 @@ from typing import Any
 
 from pydantic import Field
 
+from agentcli.files.anchored import AnchoredFile
 from agentcli.files.text import TextFormat, with_newlines
 from agentcli.tools.base import Tool, ToolCall, ToolFailure, ToolInput, ToolOutput
-from agentcli.tools.filestate import refresh, remember, write_text
-from agentcli.tools.paths import resolve
+from agentcli.tools.filestate import FileTarget, existing, file_target, open_target, refresh, remember, write_text
 from agentcli.tools.write import structured_patch, unified_patch
 
 SNIPPET_CONTEXT = 4
@@ -40,15 +40,15 @@ class EditTool(Tool):
         return str(tool_input.file_path)
 
     async def call(self, tool_input: Any, call: ToolCall) -> ToolOutput:
-        path = resolve(tool_input.file_path, call.env.project_dir)
-        return await asyncio.to_thread(_edit_with_refresh, path, tool_input, call)
+        return await asyncio.to_thread(_edit_with_refresh, file_target(tool_input.file_path, call), tool_input, call)
 
 
-def _edit_with_refresh(path: Path, tool_input: EditInput, call: ToolCall) -> ToolOutput:
+def _edit_with_refresh(target: FileTarget, tool_input: EditInput, call: ToolCall) -> ToolOutput:
     """The edit, told what changed on disk since the model read the file (the result or failure starts with it)."""
     changed: list[str] = []
     try:
-        output = _edit(path, tool_input, call, changed)
+        with open_target(target) as file:
+            output = _edit(target, file, tool_input, call, changed)
     except ToolFailure as exc:
         if changed:
             raise ToolFailure(f"{changed[0]}\n\n{exc}") from None
@@ -58,15 +58,16 @@ def _edit_with_refresh(path: Path, tool_input: EditInput, call: ToolCall) -> Too
     return output
 
 
-def _edit(path: Path, tool_input: EditInput, call: ToolCall, changed: list[str]) -> ToolOutput:
+def _edit(
+    target: FileTarget, file: AnchoredFile, tool_input: EditInput, call: ToolCall, changed: list[str]
+) -> ToolOutput:
     old_string, new_string = tool_input.old_string, tool_input.new_string
     if old_string == new_string:
         raise ToolFailure("No changes to make: old_string and new_string are exactly the same.")
-    if path.is_dir():
-        raise ToolFailure(f"{path} is a directory; give the path of a file.")
-    if not path.exists():
-        return _create(path, tool_input, call)
-    current, note = refresh(path, call.env.state)
+    path = target.shown
+    if existing(target, file) is None:
+        return _create(target, file, tool_input, call)
+    current, note = refresh(target, file, call.env.state)
     if note is not None:
         changed.append(note)
     if current.problem:
@@ -100,18 +101,18 @@ def _edit(path: Path, tool_input: EditInput, call: ToolCall, changed: list[str])
             if tool_input.replace_all
             else original.replace(old_string, new_string, 1)
         )
-    write_text(path, updated, current.format)
-    remember(path, call.env.state, updated)
+    write_text(target, file, updated, current.format)
+    remember(target, file, call.env.state, updated)
     return _result(path, original, updated, tool_input, new_string, position)
 
 
-def _create(path: Path, tool_input: EditInput, call: ToolCall) -> ToolOutput:
+def _create(target: FileTarget, file: AnchoredFile, tool_input: EditInput, call: ToolCall) -> ToolOutput:
     """An Edit with an empty ``old_string`` of a file that does not exist yet creates it."""
     if tool_input.old_string:
-        raise ToolFailure(f"File does not exist: {path}")
-    write_text(path, tool_input.new_string, TextFormat())
-    remember(path, call.env.state, tool_input.new_string)
-    return _result(path, "", tool_input.new_string, tool_input, tool_input.new_string, 0)
+        raise ToolFailure(f"File does not exist: {target.shown}")
+    write_text(target, file, tool_input.new_string, TextFormat())
+    remember(target, file, call.env.state, tool_input.new_string)
+    return _result(target.shown, "", tool_input.new_string, tool_input, tool_input.new_string, 0)
 
 
 def _result(path: Path, original: str, updated: str, tool_input: EditInput, new: str, position: int) -> ToolOutput:

@@ -20,7 +20,7 @@ from agentcli.context.nested_memory import with_reminder
 from agentcli.events import NestedMessage, ToolFinished, ToolProgress, ToolStarted
 from agentcli.tools.base import Tool, ToolCall, ToolEnv, ToolFailure, ToolOutput, ToolRegistry, parse_input
 from agentcli.tools.output import limit_result
-from agentcli.tools.paths import resolve
+from agentcli.tools.paths import landing, resolve
 from agentcli.tools.permissions import CanUseTool
 
 DEFAULT_MAX_CONCURRENCY = 10
@@ -156,7 +156,8 @@ class StreamingToolExecutor:
             parsed = parse_input(tool, decision.updated_input)
             if isinstance(parsed, str):
                 return ToolOutput(f"<tool_use_error>{parsed}</tool_use_error>", is_error=True)
-        await self._before_change(tool, parsed)
+        entry.call.checked_path = decision.checked_path
+        await self._before_change(tool, parsed, entry.call)
         entry.started_at = time.monotonic()  # the time spent at a permission prompt is not the tool's
         self._push(ToolStarted(block["id"], name, parsed.model_dump(exclude_none=True, by_alias=True)))
         try:
@@ -173,14 +174,23 @@ class StreamingToolExecutor:
                 output.content = with_reminder(output.content, reminder)
         return output
 
-    async def _before_change(self, tool: Tool, parsed: Any) -> None:
-        """Tell the session a tool is about to change a file (its checkpoint keeps what the file holds now)."""
+    async def _before_change(self, tool: Tool, parsed: Any, call: ToolCall) -> None:
+        """Tell the session a tool is about to change a file (its checkpoint keeps what the file holds now). The
+        checkpoint and the tool both take the file the permission check judged (or, without one, where the path
+        leads now, fixed here for both)."""
         keep = self._env.before_write
         if keep is None or tool.is_read_only(parsed):
             return
         target = tool.target_path(parsed)
         if target is not None:
-            await asyncio.to_thread(keep, resolve(target, self._env.project_dir))
+            shown = resolve(target, self._env.project_dir)
+
+            def keep_checked() -> None:  # in a thread: resolving touches the disk
+                if call.checked_path is None:
+                    call.checked_path = landing(shown)
+                keep(shown, call.checked_path)
+
+            await asyncio.to_thread(keep_checked)
 
     def _finish(self, entry: _Entry, output: ToolOutput) -> None:
         if entry.status == "done":

@@ -1,16 +1,22 @@
 """What the model has seen of a file: Edit and Write refuse to change a file it has not read, or one that changed
 on disk since, so nobody's work (the user's, a formatter's) is silently overwritten. Changes are written
-atomically in the file's own encoding, BOM and line endings."""
+atomically in the file's own encoding, BOM and line endings, to exactly the file the permission check judged:
+its folder is reached without following symlinks, so a link swapped in after the check cannot redirect them."""
 
 from __future__ import annotations
 
 import difflib
 import os
+import stat
+from dataclasses import dataclass
 from pathlib import Path
 
-from agentcli.files.atomic import AtomicWriteError, atomic_write
+from agentcli.files.anchored import AnchoredFile
+from agentcli.files.atomic import AtomicWriteError
+from agentcli.files.nofollow import Redirected
 from agentcli.files.text import DecodedText, TextFormat, UnencodableText, decode, encode
-from agentcli.tools.base import FileSnapshot, SessionToolState, ToolFailure
+from agentcli.tools.base import FileSnapshot, SessionToolState, ToolCall, ToolFailure
+from agentcli.tools.paths import landing, resolve
 
 NOT_READ = "File has not been read yet. Read it first before writing to it."
 CHANGED = (
@@ -19,32 +25,83 @@ CHANGED = (
 )
 
 
-def read_decoded(path: Path) -> DecodedText:
+@dataclass(frozen=True, slots=True)
+class FileTarget:
+    """A file a tool changes: ``shown`` as the model named it (what it read is kept under that name, and messages
+    use it) and ``real``, the file itself with symlinks resolved: what the permission check judged, and the only
+    file the tool touches."""
+
+    shown: Path
+    real: Path
+
+
+def file_target(file_path: str, call: ToolCall) -> FileTarget:
+    """The call's file: where the permission check found it, else (no check ran) where it leads now."""
+    shown = resolve(file_path, call.env.project_dir)
+    return FileTarget(shown, call.checked_path if call.checked_path is not None else landing(shown))
+
+
+def redirected(target: FileTarget, error: Redirected) -> ToolFailure:
+    """The refusal when a symlink stands where the checked path had none."""
+    return ToolFailure(
+        f"Did not change {target.shown}: {error}. The permission check allowed {target.real}, and file tools do not "
+        "follow a symlink met after that check, so nothing was written. To change the file the link leads to, "
+        "give that path."
+    )
+
+
+def open_target(target: FileTarget) -> AnchoredFile:
+    """The file's folder, held open (see :class:`AnchoredFile`); a symlink on the way is refused."""
+    try:
+        return AnchoredFile(target.real)
+    except Redirected as exc:
+        raise redirected(target, exc) from None
+    except OSError as exc:
+        raise ToolFailure(f"Could not reach {target.shown}: {exc.strerror or exc}") from None
+
+
+def existing(target: FileTarget, file: AnchoredFile) -> os.stat_result | None:
+    """The file's status, None when it does not exist yet; a folder or a symlink in its place is refused."""
+    info = file.lstat()
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise ToolFailure(f"{target.shown} is a directory; give the path of a file.")
+    if info is not None and stat.S_ISLNK(info.st_mode):
+        raise redirected(target, Redirected(target.real, file.points_to()))
+    return info
+
+
+def read_decoded(target: FileTarget, file: AnchoredFile) -> DecodedText:
     """The file's text in its detected encoding (undecodable bytes shown as U+FFFD, flagged in ``problem``)."""
     try:
-        return decode(path.read_bytes())
+        return decode(file.read_bytes())
+    except Redirected as exc:
+        raise redirected(target, exc) from None
     except OSError as exc:
-        raise ToolFailure(f"Could not read {path}: {exc.strerror or exc}") from None
+        raise ToolFailure(f"Could not read {target.shown}: {exc.strerror or exc}") from None
 
 
-def _current(path: Path, state: SessionToolState) -> tuple[DecodedText, FileSnapshot | None, os.stat_result]:
+def _current(
+    target: FileTarget, file: AnchoredFile, state: SessionToolState
+) -> tuple[DecodedText, FileSnapshot | None, os.stat_result]:
     """The file's current text, what the model saw of it when that differs (None: unchanged since read, or only
     touched), and the file's stat taken before the text was read. Raises ToolFailure when the model never read it."""
-    snapshot = state.read_files.get(str(path))
+    snapshot = state.read_files.get(str(target.shown))
     if snapshot is None:
         raise ToolFailure(NOT_READ)
-    stat = path.stat()
-    current = read_decoded(path)
-    if stat.st_mtime_ns == snapshot.mtime_ns and stat.st_size == snapshot.size:
-        return current, None, stat
+    info = existing(target, file)
+    if info is None:
+        raise ToolFailure(f"File does not exist: {target.shown}")
+    current = read_decoded(target, file)
+    if info.st_mtime_ns == snapshot.mtime_ns and info.st_size == snapshot.size:
+        return current, None, info
     if snapshot.content is not None and current.text == snapshot.content:
-        return current, None, stat
-    return current, snapshot, stat
+        return current, None, info
+    return current, snapshot, info
 
 
-def require_fresh(path: Path, state: SessionToolState) -> DecodedText:
+def require_fresh(target: FileTarget, file: AnchoredFile, state: SessionToolState) -> DecodedText:
     """The file's current text, provided the model read it and it has not changed since; else a ToolFailure."""
-    current, seen, _stat = _current(path, state)
+    current, seen, _stat = _current(target, file, state)
     if seen is not None:
         raise ToolFailure(CHANGED)
     return current
@@ -53,15 +110,15 @@ def require_fresh(path: Path, state: SessionToolState) -> DecodedText:
 MAX_CHANGE_LINES = 40
 
 
-def refresh(path: Path, state: SessionToolState) -> tuple[DecodedText, str | None]:
+def refresh(target: FileTarget, file: AnchoredFile, state: SessionToolState) -> tuple[DecodedText, str | None]:
     """The file's current text for an Edit, and a note for the model when it changed on disk since it was read
     (a formatter hook, the user): the new text becomes what the model has seen, so the Edit is judged against it
     rather than refused. Raises ToolFailure when the model never read the file."""
-    current, seen, stat = _current(path, state)
+    current, seen, info = _current(target, file, state)
     if seen is None:
         return current, None
-    state.read_files[str(path)] = FileSnapshot(stat.st_mtime_ns, stat.st_size, current.text)
-    return current, changed_note(path, seen.content, current.text)
+    state.read_files[str(target.shown)] = FileSnapshot(info.st_mtime_ns, info.st_size, current.text)
+    return current, changed_note(target.shown, seen.content, current.text)
 
 
 def changed_note(path: Path, before: str | None, after: str) -> str:
@@ -75,23 +132,25 @@ def changed_note(path: Path, before: str | None, after: str) -> str:
     return f"{head} What changed:\n" + "\n".join(lines)
 
 
-def write_text(path: Path, text: str, fmt: TextFormat) -> None:
-    """Replace the file with ``text`` stored as ``fmt``, atomically; the original stays whole on any failure."""
+def write_text(target: FileTarget, file: AnchoredFile, text: str, fmt: TextFormat) -> None:
+    """Replace the file with ``text`` stored as ``fmt``, atomically, making missing folders; the original stays whole
+    on any failure."""
     try:
         data = encode(text, fmt)
     except UnencodableText as exc:
-        raise ToolFailure(f"Did not write {path}: {exc}.") from None
+        raise ToolFailure(f"Did not write {target.shown}: {exc}.") from None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ToolFailure(f"Could not create the folder {path.parent}: {exc.strerror or exc}") from None
-    try:
-        atomic_write(path, data)
+        file.replace(data, create_folders=True)
+    except Redirected as exc:
+        raise redirected(target, exc) from None
     except AtomicWriteError as exc:
         raise ToolFailure(f"Could not write {exc.path}: {exc.reason}. The file was left as it was.") from None
+    except OSError as exc:
+        raise ToolFailure(f"Could not create the folder {target.shown.parent}: {exc.strerror or exc}") from None
 
 
-def remember(path: Path, state: SessionToolState, content: str) -> None:
+def remember(target: FileTarget, file: AnchoredFile, state: SessionToolState, content: str) -> None:
     """Record what was just written, so the next Edit of this file needs no new Read."""
-    stat = path.stat()
-    state.read_files[str(path)] = FileSnapshot(stat.st_mtime_ns, stat.st_size, content)
+    info = file.lstat()
+    if info is not None:
+        state.read_files[str(target.shown)] = FileSnapshot(info.st_mtime_ns, info.st_size, content)

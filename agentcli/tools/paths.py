@@ -14,6 +14,11 @@ def resolve(path: str, base: Path) -> Path:
     return Path(os.path.normpath(expanded))
 
 
+def landing(path: Path) -> Path:
+    """Where ``path`` leads now: every symlink resolved (a missing tail kept as given)."""
+    return Path(os.path.realpath(path))
+
+
 def display(path: Path, base: Path) -> str:
     """``path`` relative to ``base`` when it is inside it, else absolute."""
     try:

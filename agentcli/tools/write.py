@@ -10,9 +10,8 @@ from typing import Any
 from pydantic import Field
 
 from agentcli.files.text import TextFormat, with_newlines
-from agentcli.tools.base import Tool, ToolCall, ToolFailure, ToolInput, ToolOutput
-from agentcli.tools.filestate import remember, require_fresh, write_text
-from agentcli.tools.paths import resolve
+from agentcli.tools.base import Tool, ToolCall, ToolInput, ToolOutput
+from agentcli.tools.filestate import FileTarget, existing, file_target, open_target, remember, require_fresh, write_text
 
 
 class WriteInput(ToolInput):
@@ -69,21 +68,20 @@ class WriteTool(Tool):
         return str(tool_input.file_path)
 
     async def call(self, tool_input: Any, call: ToolCall) -> ToolOutput:
-        path = resolve(tool_input.file_path, call.env.project_dir)
-        return await asyncio.to_thread(_write, path, tool_input.content, call)
+        return await asyncio.to_thread(_write, file_target(tool_input.file_path, call), tool_input.content, call)
 
 
-def _write(path: Path, content: str, call: ToolCall) -> ToolOutput:
-    if path.is_dir():
-        raise ToolFailure(f"{path} is a directory; give the path of a file.")
-    old: str | None = None
-    fmt = TextFormat()
-    if path.exists():
-        current = require_fresh(path, call.env.state)
-        old, fmt = current.text, current.format
-        content = with_newlines(content, fmt.newline)
-    write_text(path, content, fmt)
-    remember(path, call.env.state, content)
+def _write(target: FileTarget, content: str, call: ToolCall) -> ToolOutput:
+    with open_target(target) as file:
+        old: str | None = None
+        fmt = TextFormat()
+        if existing(target, file) is not None:
+            current = require_fresh(target, file, call.env.state)
+            old, fmt = current.text, current.format
+            content = with_newlines(content, fmt.newline)
+        write_text(target, file, content, fmt)
+        remember(target, file, call.env.state, content)
+    path = target.shown
     structured: dict[str, Any] = {
         "type": "create" if old is None else "update",
         "filePath": str(path),

@@ -123,8 +123,13 @@ async def test_a_read_only_file_system_is_named(run_tool, project: Path, monkeyp
     before = target.read_bytes()
     await run_tool("Read", {"file_path": str(target)})
 
-    def read_only(*_args: object, **_kwargs: object) -> int:
-        raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+    real_open = os.open
+
+    def read_only(path: str, flags: int, *args: object, **kwargs: object) -> int:
+        """A read-only file system: opening to read works, opening to write or create does not."""
+        if flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS))
+        return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(atomic.os, "open", read_only)
     outcome = await run_tool("Write", {"file_path": str(target), "content": "x"})
