@@ -6,6 +6,9 @@ sandbox create the protected name. So placeholders stay while any sandboxed comm
 started through :meth:`Placeholders.hold` with ``tracked`` report their end; the others (hooks, ``!`` commands,
 started by callers that only get a command line) are found by the session's token in a running bwrap's command
 line.
+
+They go a moment (``IDLE_S``) after the last one ended, in a thread of their own: commands in a row reuse them
+(making and removing a folder costs milliseconds on some file systems), and no command waits for the cleanup.
 """
 
 from __future__ import annotations
@@ -13,8 +16,15 @@ from __future__ import annotations
 import atexit
 import os
 import threading
+import time
+from collections.abc import Callable
 
 from agentcli.tools.protected import Made, Mount, Survey, make, remove
+
+IDLE_S = 1.0
+"""How long after the last sandboxed command the placeholders go (they stand again for the next one)."""
+START_GRACE_S = 10.0
+"""An untracked command is looked for only this long after its command line was made: time for it to start."""
 
 
 class Placeholders:
@@ -25,17 +35,23 @@ class Placeholders:
         self._made: dict[str, Made] = {}
         self._leases = 0
         self._untracked = False
+        self._untracked_at = 0.0
         self._registered = False
+        self._generation = 0
+        """Counts holds: a cleanup scheduled before the latest one is stale."""
+        self._timer: threading.Timer | None = None
 
     @property
     def standing(self) -> frozenset[str]:
         with self._lock:
             return frozenset(self._made)
 
-    def hold(self, found: Survey, *, tracked: bool) -> list[Mount]:
-        """The mounts for one command: the protected paths that exist, and a placeholder for each that does not
-        (made now). Raises OSError naming the path when one can be neither found nor made."""
+    def hold(self, surveying: Callable[[frozenset[str]], Survey], *, tracked: bool) -> list[Mount]:
+        """The mounts for one command: the protected paths that exist (``surveying`` finds them, given the standing
+        placeholders; under the lock, so none goes meanwhile), and a placeholder for each that does not (made now).
+        Raises OSError naming the path when one can be neither found nor made."""
         with self._lock:
+            found = surveying(frozenset(self._made))
             mounts = list(found.mounts)
             for missing in found.missing:
                 made = make(missing)
@@ -44,10 +60,13 @@ class Placeholders:
                 elif not os.path.lexists(missing.path):
                     raise OSError(f"the sandbox cannot keep {missing.path} from being created (it cannot be made)")
                 mounts.append(Mount(os.path.realpath(missing.path)))
+            self._generation += 1
             if tracked:
                 self._leases += 1
             else:
                 self._untracked = True
+                self._untracked_at = time.monotonic()
+                self._schedule()
             if self._made and not self._registered:
                 self._registered = True
                 atexit.register(self.tidy)
@@ -57,19 +76,39 @@ class Placeholders:
         """A tracked command has ended."""
         with self._lock:
             self._leases = max(0, self._leases - 1)
-        self.tidy()
+            if not self._leases:
+                self._schedule()
+
+    def _schedule(self) -> None:
+        """Clean up after ``IDLE_S`` unless another command starts meanwhile (called with the lock held)."""
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = threading.Timer(IDLE_S, self._tidy_if, (self._generation,))
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _tidy_if(self, generation: int) -> None:
+        with self._lock:
+            if generation == self._generation:
+                self._tidy(grace=True)
 
     def tidy(self) -> None:
-        """Remove the placeholders once no sandboxed command of the session runs."""
+        """Remove the placeholders now if no sandboxed command of the session runs (at exit, and on request: no
+        grace for an untracked command still starting)."""
         with self._lock:
-            if not self._made or self._leases:
-                return
-            if self._untracked and self._running():
-                return
-            self._untracked = False
-            for made in self._made.values():
-                remove(made)
-            self._made.clear()
+            self._tidy(grace=False)
+
+    def _tidy(self, *, grace: bool) -> None:
+        if not self._made or self._leases:
+            return
+        starting = grace and time.monotonic() - self._untracked_at < START_GRACE_S
+        if self._untracked and (starting or self._running()):
+            self._schedule()  # a hook or ``!`` command may still run: look again later
+            return
+        self._untracked = False
+        for made in self._made.values():
+            remove(made)
+        self._made.clear()
 
     def _running(self) -> bool:
         """Whether a process with this session's token in its command line runs (an untracked sandbox)."""

@@ -202,8 +202,7 @@ class Sandbox:
         """What never changes in a session is worked out once; each call checks which protected and denied entries
         exist now (a few ``stat`` calls) and puts placeholders where protected ones are missing."""
         args = list(self._fixed_args(network or self.config.network))
-        found = self._survey()
-        mounts = self._placeholders.hold(found, tracked=tracked)
+        mounts = self._placeholders.hold(self._survey, tracked=tracked)
         roots = [Mount(path, writable=True) for path in self._present_writable()]
         for mount in sorted([*roots, *mounts], key=lambda mount: mount.path):
             args += mount.args()
@@ -226,9 +225,9 @@ class Sandbox:
     def _present_writable(self) -> tuple[str, ...]:
         return tuple(path for path in self._writable if os.path.exists(path))
 
-    def _survey(self) -> Survey:
+    def _survey(self, standing: frozenset[str]) -> Survey:
         roots = tuple(path for path in self._present_writable() if os.path.isdir(path))
-        return survey(roots, self._exempt, self._home_candidates, self._placeholders.standing)
+        return survey(roots, self._exempt, self._home_candidates, standing)
 
     @functools.cached_property
     def _writable(self) -> tuple[str, ...]:
@@ -262,7 +261,7 @@ class Sandbox:
     def protected_paths(self) -> list[Mount]:
         """Every protected path under the writable folders now, a missing one as a read-only mount (for naming a
         blocked write)."""
-        found = self._survey()
+        found = self._survey(self._placeholders.standing)
         return [*found.mounts, *(Mount(missing.path) for missing in found.missing)]
 
     def tidy(self) -> None:

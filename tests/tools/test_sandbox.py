@@ -16,6 +16,7 @@ from agentcli.tools.base import ToolEnv
 from agentcli.tools.sandbox import Sandbox, SandboxConfig
 from tests.conftest import collect
 from tests.processes import running_with, sleep_seconds
+from tests.tools.sandbox_fixtures import gone
 from tests.waiting import DEADLINE_S, until, wait_until
 
 
@@ -98,7 +99,7 @@ async def test_protected_folders_that_are_missing_cannot_be_created(run_tool, sa
     outcome = await run_tool(
         "Bash", {"command": "mkdir -p .claude && echo '{\"hooks\": {}}' > .claude/settings.json"}, tool_env=sandboxed
     )
-    assert not (project / ".claude").exists(), "the placeholder is gone once the command has ended"
+    gone(project / ".claude")
     assert "Read-only file system" in outcome.text
     assert "The sandbox keeps .claude read-only" in outcome.text
 
@@ -106,8 +107,8 @@ async def test_protected_folders_that_are_missing_cannot_be_created(run_tool, sa
 async def test_submodule_configs_are_protected_too(run_tool, sandboxed, project: Path):
     command = "mkdir -p .git/modules/sub && printf '[core]\\n\\tfsmonitor = ./evil\\n' > .git/modules/sub/config"
     outcome = await run_tool("Bash", {"command": command}, tool_env=sandboxed)
-    assert not (project / ".git" / "modules").exists()
     assert "The sandbox keeps .git/modules read-only" in outcome.text
+    gone(project / ".git" / "modules")
     (project / ".git" / "modules" / "sub").mkdir(parents=True)
     (project / ".git" / "modules" / "sub" / "config").write_text("[core]\n")
     outcome = await run_tool("Bash", {"command": command}, tool_env=sandboxed)

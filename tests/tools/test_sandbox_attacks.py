@@ -12,6 +12,7 @@ import pytest
 
 from agentcli.tools.base import ToolEnv
 from agentcli.tools.sandbox import Sandbox, SandboxConfig
+from tests.tools.sandbox_fixtures import gone
 
 GIT = ["git", "-c", "user.name=Dev", "-c", "user.email=dev@example.com"]
 
@@ -80,6 +81,7 @@ async def test_moving_git_away_and_planting_a_new_one(run_tool, repo: Path, boxe
     outcome = await run_tool("Bash", {"command": command}, tool_env=boxed)
     assert "Device or resource busy" in outcome.text
     assert "The sandbox keeps .git read-only" in outcome.text
+    gone(*(repo / ".git" / name for name in ("commondir", "modules", "worktrees")))  # the placeholders
     assert not (repo / ".git2").exists() and snapshot(repo / ".git") == before
     assert_git_is_clean(repo, marker)
 
@@ -104,7 +106,7 @@ async def test_writing_commondir_to_point_at_a_planted_repository(run_tool, repo
     )
     outcome = await run_tool("Bash", {"command": command}, tool_env=boxed)
     assert "Read-only file system" in outcome.text and "The sandbox keeps .git/commondir read-only" in outcome.text
-    assert not (repo / ".git" / "commondir").exists(), "the placeholder is gone, and nothing replaced it"
+    gone(repo / ".git" / "commondir")
     assert_git_is_clean(repo, marker)
 
 
@@ -164,7 +166,7 @@ async def test_symlinks_planted_in_the_project_do_not_redirect_a_write(run_tool,
     assert outcome.text.count("Read-only file system") == 4, outcome.text
     assert "The sandbox keeps .git/config and .git/hooks and .claude read-only" in outcome.text
     assert (repo / ".git" / "config").read_text() == config and not (repo / ".git" / "hooks" / "pre-commit").exists()
-    assert not (repo / ".claude").exists()
+    gone(repo / ".claude")
     assert_git_is_clean(repo, marker)
 
 
@@ -186,7 +188,7 @@ async def test_mcp_json_and_a_project_without_git(run_tool, project: Path, boxed
     command = f"echo '{{\"mcpServers\": {{}}}}' > .mcp.json; git init -q; printf '{evil_config(marker)}' > .git/config"
     outcome = await run_tool("Bash", {"command": command}, tool_env=boxed)
     assert "The sandbox keeps .mcp.json and .git read-only" in outcome.text
-    assert not (project / ".mcp.json").exists() and not (project / ".git").exists()
+    gone(project / ".mcp.json", project / ".git")
     git(project, "status")
     assert not marker.exists()
 
@@ -210,8 +212,7 @@ async def test_a_project_that_is_home_keeps_the_users_files(run_tool, hermetic_h
     assert outcome.text.count("Read-only file system") >= 6, outcome.text
     assert (hermetic_home / ".bashrc").read_text() == "# mine\n"
     assert settings.read_text() == "{}\n" and not transcripts.exists()
-    for name in (".bash_profile", ".zshrc", ".ssh", ".gitconfig"):
-        assert not (hermetic_home / name).exists(), name
+    gone(*(hermetic_home / name for name in (".bash_profile", ".zshrc", ".ssh", ".gitconfig")))
     assert (hermetic_home / "notes.txt").exists(), "the rest of the project stays writable"
 
 
@@ -222,7 +223,7 @@ async def test_placeholders_hold_a_login_shell_to_what_it_read_before(run_tool, 
     env = ToolEnv(project_dir=hermetic_home, sandbox=Sandbox(SandboxConfig(), hermetic_home))
     outcome = await run_tool("Bash", {"command": "bash -l -c 'echo profile=$FROM_PROFILE'"}, tool_env=env)
     assert "profile=yes" in outcome.text
-    assert not (hermetic_home / ".bash_profile").exists()
+    gone(hermetic_home / ".bash_profile")
 
 
 async def test_an_allowed_protected_path_is_writable(run_tool, repo: Path):

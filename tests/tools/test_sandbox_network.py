@@ -15,7 +15,7 @@ import pytest
 from agentcli.tools.base import ToolEnv
 from agentcli.tools.sandbox import Sandbox, SandboxConfig
 from agentcli.tools.seccomp import MACHINES, filter_fd, program
-from tests.tools.unix_sockets import abstract_server, unix_server  # noqa: F401 (fixtures)
+from tests.tools.sandbox_fixtures import abstract_server, unix_server  # noqa: F401 (fixtures)
 from tests.waiting import wait_until
 
 

@@ -11,7 +11,7 @@ from agentcli.tools.background import BackgroundShells
 from agentcli.tools.base import ToolEnv
 from agentcli.tools.sandbox import Sandbox, SandboxConfig, sandboxed_hook
 from tests.conftest import collect
-from tests.tools.unix_sockets import unix_server  # noqa: F401 (a fixture)
+from tests.tools.sandbox_fixtures import gone, unix_server  # noqa: F401 (a fixture)
 from tests.waiting import until, wait_until
 
 
@@ -29,7 +29,7 @@ async def test_a_background_command_cannot_plant_claude_settings(project: Path):
     await until(lambda: shell.exited.is_set(), "the background command to end")
     await shells.aclose()
     assert "Read-only file system" in shell.take_new("stderr")
-    assert not (project / ".claude").exists() and not (project / ".mcp.json").exists()
+    gone(project / ".claude", project / ".mcp.json")
 
 
 async def test_placeholders_stand_while_any_sandboxed_command_runs(run_tool, project: Path):
@@ -51,7 +51,7 @@ async def test_placeholders_stand_while_any_sandboxed_command_runs(run_tool, pro
     await until(lambda: shell.exited.is_set(), "the background command to end")
     await shells.aclose()
     assert "Read-only file system" in shell.take_new("stderr")
-    assert not (project / ".claude").exists() and not (project / ".agentcli").exists()
+    gone(project / ".claude", project / ".agentcli")
 
 
 async def test_cleanup_keeps_what_the_user_put_in_a_placeholder(project: Path):
@@ -137,4 +137,4 @@ async def test_an_interrupted_session_leaves_no_placeholder(fake_api, make_engin
     await collect(engine, "go")
     assert (project / ".claude").is_dir(), "the background command still runs"
     await engine.aclose()
-    assert not (project / ".claude").exists() and not (project / ".mcp.json").exists()
+    gone(project / ".claude", project / ".mcp.json")

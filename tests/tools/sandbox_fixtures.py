@@ -1,5 +1,5 @@
-"""A unix socket server in a temp folder under the test's HOME (where ssh's ControlMaster or gpg-agent keep theirs),
-recording what connects; and one on an abstract name."""
+"""For the sandbox tests: unix socket servers (a socket file under the test's HOME, where ssh's ControlMaster or
+gpg-agent keep theirs, and an abstract name) that record what connects; and waiting for a placeholder to go."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.waiting import DEADLINE_S
+from tests.waiting import DEADLINE_S, wait_until
 
 
 def _serve(server: socket.socket, accepted: list[bytes]) -> threading.Thread:
@@ -61,3 +61,10 @@ def abstract_server() -> Iterator[tuple[str, list[bytes]]]:
     thread = _serve(server, accepted)
     yield name, accepted
     _stop(server, thread)
+
+
+def gone(*paths: Path) -> None:
+    """Wait until none of ``paths`` exists: a placeholder goes a moment after the last sandboxed command; anything
+    a command had managed to create there would stay, and fail this."""
+    for path in paths:
+        wait_until(lambda path=path: not os.path.lexists(path), f"{path} to be gone")
