@@ -224,6 +224,17 @@ class QueryEngine:
         if self._user_context_pending:
             self._user_context_pending = False
             user_param = with_user_context(user_param, self.config.user_context)
+        model = getattr(self.config.commands, "turn_model", None) or self.config.model  # a command's `model:`
+        refusal = self.compactor.prompt_refusal(user_param, self._request(model))
+        if refusal is not None:  # too long on its own: no request carries it, the history does not keep it
+            self._user_context_pending = bool(self.config.user_context) and not has_user_context(self.messages)
+            yield self.outbox.warning(refusal)
+            result = self._result(
+                "error_during_execution", 0, started, 0.0, "", None, [refusal], {"terminal_reason": "prompt_too_long"}
+            )
+            self._record(result)
+            yield result
+            return
         self.conversation.append(user_param)
         self._record(self._envelope(sdk.user_message(user_param)))
         if self.config.recorder is not None:
@@ -233,7 +244,7 @@ class QueryEngine:
             client=self.config.client,
             registry=self.config.registry,
             tool_env=self.config.tool_env,
-            model=getattr(self.config.commands, "turn_model", None) or self.config.model,  # a command's `model:`
+            model=model,
             conversation=self.conversation,
             system=self.config.system_prompt,
             max_tokens=self.config.max_tokens,
@@ -454,14 +465,7 @@ class QueryEngine:
                     {"type": "system", "subtype": "warning", "level": "warning", "message": "Nothing to compact yet."}
                 )
             ]
-        request = ModelRequest(
-            model=self.config.model,
-            max_tokens=self.config.max_tokens,
-            messages=self.conversation.messages,
-            system=self.config.system_prompt,
-            tools=self.config.registry.schemas(),
-            thinking=self.config.thinking,
-        )
+        request = self._request(self.config.model)
         out: list[Message] = []
         async for event in self.compactor.compact(self.conversation, request, "manual", focus):
             if isinstance(event, Compacted):
@@ -473,6 +477,17 @@ class QueryEngine:
         if self.config.recorder is not None:
             self.config.recorder.flush(durable=True)
         return out
+
+    def _request(self, model: str) -> ModelRequest:
+        """The next request as it stands (what compaction and the prompt check measure)."""
+        return ModelRequest(
+            model=model,
+            max_tokens=self.config.max_tokens,
+            messages=self.conversation.messages,
+            system=self.config.system_prompt,
+            tools=self.config.registry.schemas(),
+            thinking=self.config.thinking,
+        )
 
     def _compaction_messages(self, event: Compacted) -> list[Message]:
         if event.usage is not None:

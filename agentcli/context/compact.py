@@ -37,7 +37,7 @@ from agentcli.context.tokens import (
     estimate_tools,
     wants_large_context,
 )
-from agentcli.context.user_context import prepend_user_context
+from agentcli.context.user_context import is_user_context_block, prepend_user_context
 from agentcli.events import Compacted, LoopEvent, Notice
 from agentcli.tools.base import ToolEnv
 
@@ -162,7 +162,8 @@ class Compactor:
         if size < room:
             return None
         content = prompt.get("content")
-        chars = len(content) if isinstance(content, str) else sum(len(str(b.get("text", ""))) for b in content or [])
+        typed = [content] if isinstance(content, str) else [b for b in content or [] if not is_user_context_block(b)]
+        chars = sum(len(b) if isinstance(b, str) else len(str(b.get("text", ""))) for b in typed)
         larger = (
             ""
             if wants_large_context(request.model) or limits.window >= LARGE_CONTEXT_WINDOW

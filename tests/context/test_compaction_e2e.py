@@ -9,64 +9,29 @@ from typing import Any
 
 from agentcli.context.compact_messages import SUMMARY_HEADER, is_summary_request
 from tests.conftest import collect
+from tests.context.sessions import (
+    FILES,
+    HOUSE_RULE,
+    SUMMARY_CUE,
+    WINDOW,
+    answer_turn,
+    own,
+    read_turn,
+    setup_project,
+    summary_turn,
+)
 from tests.messages import first_text
 
-SUMMARY_CUE = "summary of the conversation so far"
-WINDOW = 16_000
-HOUSE_RULE = "House rule: every answer ends with the word PINEAPPLE."
 CORRECTION = "No, that is wrong: count only the lines that start with 'x', and answer in French."
 ANSWER = "Il y a 42 lignes. PINEAPPLE"
-FILES = 8
 LONG_ANSWER = "Read it. " + "It holds numbered lines of lorem ipsum. " * 120
 """An answer long enough that a summary makes the history shorter."""
 
 
-def _setup(project: Path, window: int = WINDOW) -> None:
-    (project / "AGENTS.md").write_text(f"# Notes\n\n{HOUSE_RULE}\n", encoding="utf-8")
-    (project / ".agentcli").mkdir(exist_ok=True)
-    (project / ".agentcli" / "settings.json").write_text(json.dumps({"contextWindow": window}), encoding="utf-8")
-    (project / "data").mkdir(exist_ok=True)
-    for n in range(1, FILES + 1):
-        text = "".join(
-            f"file {n} line {i:04d}: {'x' if i % 3 else 'y'} lorem ipsum dolor sit amet\n" for i in range(150)
-        )
-        (project / "data" / f"f{n}.txt").write_text(text, encoding="utf-8")
-
-
-def _own(turn: dict[str, Any]) -> dict[str, Any]:
-    """A turn of the conversation itself: never served to a summary request."""
-    return {**turn, "when": {"last_user_text_excludes": SUMMARY_CUE}}
-
-
-def _read(project: Path, n: int, note: str = "") -> dict[str, Any]:
-    prose = f"Reading file {n}. " + ("I am keeping notes on what each file holds so far. " * 30) + note
-    return _own(
-        {
-            "content": [
-                {"type": "text", "text": prose},
-                {
-                    "type": "tool_use",
-                    "id": f"toolu_read_{n}",
-                    "name": "Read",
-                    "input": {"file_path": str(project / "data" / f"f{n}.txt")},
-                },
-            ]
-        }
-    )
-
-
-def _summary(text: str = "The user asked to count lines in the data files; files 1-6 were read.") -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": text}], "when": {"last_user_text_contains": SUMMARY_CUE}}
-
-
-def _text(text: str) -> dict[str, Any]:
-    return _own({"content": [{"type": "text", "text": text}]})
-
-
 def _long_session(project: Path, summaries: list[dict[str, Any]]) -> dict[str, Any]:
-    turns = [_read(project, 1), _read(project, 2), _text("Counted the lines. PINEAPPLE")]
-    turns += [_read(project, n) for n in range(3, FILES + 1)]
-    turns.append(_text(ANSWER))
+    turns = [read_turn(project, 1), read_turn(project, 2), answer_turn("Counted the lines. PINEAPPLE")]
+    turns += [read_turn(project, n) for n in range(3, FILES + 1)]
+    turns.append(answer_turn(ANSWER))
     return {"context_window": WINDOW, "turns": turns + summaries}
 
 
@@ -75,8 +40,8 @@ def _kinds(messages: list[dict[str, Any]]) -> list[str]:
 
 
 async def test_microcompact_then_auto_compact_keeps_rules_and_corrections(fake_api, make_engine, project):
-    _setup(project)
-    server = fake_api(_long_session(project, [_summary(), _summary(), _summary()]))
+    setup_project(project)
+    server = fake_api(_long_session(project, [summary_turn(), summary_turn(), summary_turn()]))
     engine = make_engine(server)
 
     first = await collect(engine, "Read the data files one by one and count their lines.")
@@ -112,7 +77,7 @@ async def test_microcompact_then_auto_compact_keeps_rules_and_corrections(fake_a
 
 
 async def test_breaker_stops_after_three_failed_compactions(fake_api, make_engine, project):
-    _setup(project)
+    setup_project(project)
     failing = {"fault": {"kind": "http", "status": 400, "message": "summary refused"}}
     failures = [{**failing, "when": {"last_user_text_contains": SUMMARY_CUE}} for _ in range(5)]
     server = fake_api(_long_session(project, failures))
@@ -139,13 +104,13 @@ async def test_breaker_stops_after_three_failed_compactions(fake_api, make_engin
 
 
 async def test_prompt_too_long_mid_session_recovers_with_one_compaction(fake_api, make_engine, project):
-    _setup(project, window=200_000)
+    setup_project(project, window=200_000)
     turns = [
-        _read(project, 1),
-        _own({"fault": {"kind": "prompt_too_long", "tokens": 210_000, "maximum": 200_000}}),
-        _read(project, 2),
-        _text("Done. PINEAPPLE"),
-        _summary(),
+        read_turn(project, 1),
+        own({"fault": {"kind": "prompt_too_long", "tokens": 210_000, "maximum": 200_000}}),
+        read_turn(project, 2),
+        answer_turn("Done. PINEAPPLE"),
+        summary_turn(),
     ]
     server = fake_api({"turns": turns})
     engine = make_engine(server)
@@ -162,8 +127,8 @@ async def test_prompt_too_long_mid_session_recovers_with_one_compaction(fake_api
 
 
 async def test_manual_compact_with_focus(fake_api, make_engine, project):
-    _setup(project, window=200_000)
-    server = fake_api({"turns": [_read(project, 1), _text(LONG_ANSWER), _summary("Focused summary.")]})
+    setup_project(project, window=200_000)
+    server = fake_api({"turns": [read_turn(project, 1), answer_turn(LONG_ANSWER), summary_turn("Focused summary.")]})
     engine = make_engine(server)
     await collect(engine, "Read file one.")
 
@@ -178,7 +143,7 @@ async def test_manual_compact_with_focus(fake_api, make_engine, project):
 
 
 async def test_pre_compact_hooks_run_with_the_trigger_and_add_instructions(fake_api, make_engine, project, tmp_path):
-    _setup(project, window=200_000)
+    setup_project(project, window=200_000)
     seen = tmp_path / "hook-input.json"
     hooks = {
         "hooks": {
@@ -191,7 +156,7 @@ async def test_pre_compact_hooks_run_with_the_trigger_and_add_instructions(fake_
             ]
         }
     }
-    server = fake_api({"turns": [_text(LONG_ANSWER), _summary("S.")]})
+    server = fake_api({"turns": [answer_turn(LONG_ANSWER), summary_turn("S.")]})
     engine = make_engine(server, settings_flag=json.dumps(hooks))
     await collect(engine, "Hi.")
 
@@ -208,9 +173,9 @@ async def test_pre_compact_hooks_run_with_the_trigger_and_add_instructions(fake_
 async def test_a_pre_compact_hook_can_block_compaction(fake_api, make_engine, project):
     """Exit 2 (or ``decision: "block"``) stops this compaction: nothing is summarised, the history stays, the user
     is told why."""
-    _setup(project, window=200_000)
+    setup_project(project, window=200_000)
     hooks = {"hooks": {"PreCompact": [{"hooks": [{"type": "command", "command": "echo 'not now' >&2; exit 2"}]}]}}
-    server = fake_api({"turns": [_text("Hello."), _summary("S.")]})
+    server = fake_api({"turns": [answer_turn("Hello."), summary_turn("S.")]})
     engine = make_engine(server, settings_flag=json.dumps(hooks))
     await collect(engine, "Hi.")
     before = list(engine.messages)
@@ -224,8 +189,8 @@ async def test_a_pre_compact_hook_can_block_compaction(fake_api, make_engine, pr
 async def test_context_report_uses_the_settings_window_and_threshold(fake_api, make_engine, project):
     from agentcli.commands.reports import context_report
 
-    _setup(project, window=50_000)
-    server = fake_api({"turns": [_text("Hello.")]})
+    setup_project(project, window=50_000)
+    server = fake_api({"turns": [answer_turn("Hello.")]})
     engine = make_engine(server)
     await collect(engine, "Hi.")
     title, detail = context_report(engine)

@@ -153,7 +153,7 @@ async def test_compact_over_stream_json_emits_the_boundary_and_the_next_turn_sta
     own = {"last_user_text_excludes": cue}
     options, server = sdk_options(
         [
-            {**text_turn("Noted."), "when": own},
+            {**text_turn("Noted. " + "I will keep that number in mind. " * 40), "when": own},  # a summary is shorter
             {**text_turn("Summary: the user said 42."), "when": {"last_user_text_contains": cue}},
             {**text_turn("It was 42."), "when": own},
         ]
