@@ -21,7 +21,7 @@ import os
 import secrets
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agentcli.config.paths import claude_dir, config_dir, data_dir
 
@@ -150,16 +150,18 @@ class Survey:
             self.missing.append(_first_missing(real, root, entry.placeholder))
         return None
 
-    def add_root(self, root: str) -> None:
-        dot_git = os.path.join(root, ".git")
-        self.add_git(dot_git)
+    def add_root(self, root: str, *, placeholders: bool) -> None:
+        """The names next to ``.git`` in a writable folder; ``placeholders``: also the missing ones (the project;
+        in an extra writable folder, such as a cache, only what is there is protected)."""
+        self.add_git(os.path.join(root, ".git"), placeholders=placeholders)
         for entry in ROOT_ENTRIES:
-            self.add(os.path.join(root, entry.name), entry)
+            self.add(os.path.join(root, entry.name), entry if placeholders else replace(entry, only_existing=True))
 
-    def add_git(self, dot_git: str) -> None:
+    def add_git(self, dot_git: str, *, placeholders: bool) -> None:
         """``.git``: a folder (fixed in place, its key files read-only) or a file naming a git folder elsewhere
         (read-only, and that folder protected too when it is writable)."""
-        real = self.add(dot_git, Entry(".git"), writable=os.path.isdir(dot_git))
+        entry = Entry(".git", only_existing=not placeholders)
+        real = self.add(dot_git, entry, writable=os.path.isdir(dot_git))
         if real is None:
             return
         if os.path.isdir(real):
@@ -177,12 +179,17 @@ class Survey:
 
 
 def survey(
-    roots: Iterable[str], exempt: Iterable[str], home: Iterable[tuple[str, Entry]], standing: frozenset[str]
+    project: str,
+    roots: Iterable[str],
+    exempt: Iterable[str],
+    home: Iterable[tuple[str, Entry]],
+    standing: frozenset[str],
 ) -> Survey:
-    """The protected paths under ``roots`` now (``standing``: the placeholders), parents before children."""
+    """The protected paths under the writable ``roots`` now (``standing``: the placeholders), parents before
+    children; missing ones get placeholders in the ``project`` and under ``$HOME``."""
     found = Survey(roots, exempt, standing)
     for root in found.roots:
-        found.add_root(root)
+        found.add_root(root, placeholders=root == project)
     for path, entry in home:
         found.add(path, entry)
     found.mounts = _unique(sorted(found.mounts, key=lambda mount: mount.path))

@@ -227,7 +227,7 @@ class Sandbox:
 
     def _survey(self, standing: frozenset[str]) -> Survey:
         roots = tuple(path for path in self._present_writable() if os.path.isdir(path))
-        return survey(roots, self._exempt, self._home_candidates, standing)
+        return survey(self._writable[0], roots, self._exempt, self._home_candidates, standing)
 
     @functools.cached_property
     def _writable(self) -> tuple[str, ...]:

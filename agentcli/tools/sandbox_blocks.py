@@ -43,9 +43,9 @@ def blocked_note(sandbox: Sandbox, output: str, cwd: Path) -> str | None:
     shown = " and ".join(_shown(path, sandbox.project_dir) for path in blocked)
     setting = json.dumps({"sandbox": {"writablePaths": blocked}})
     return (
-        f"The sandbox keeps {shown} read-only: a protected path (code that later runs could be planted there). "
-        f"To allow it, approve running the command outside the sandbox (dangerouslyDisableSandbox), or add to "
-        f"your settings: {setting}"
+        f"The sandbox protects {shown}: nothing inside it may write, move or remove a protected path (code that "
+        f"later runs could be planted there). To allow it, approve running the command outside the sandbox "
+        f"(dangerouslyDisableSandbox), or add to your settings: {setting}"
     )
 
 

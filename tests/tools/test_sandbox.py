@@ -101,13 +101,13 @@ async def test_protected_folders_that_are_missing_cannot_be_created(run_tool, sa
     )
     gone(project / ".claude")
     assert "Read-only file system" in outcome.text
-    assert "The sandbox keeps .claude read-only" in outcome.text
+    assert "The sandbox protects .claude:" in outcome.text
 
 
 async def test_submodule_configs_are_protected_too(run_tool, sandboxed, project: Path):
     command = "mkdir -p .git/modules/sub && printf '[core]\\n\\tfsmonitor = ./evil\\n' > .git/modules/sub/config"
     outcome = await run_tool("Bash", {"command": command}, tool_env=sandboxed)
-    assert "The sandbox keeps .git/modules read-only" in outcome.text
+    assert "The sandbox protects .git/modules:" in outcome.text
     gone(project / ".git" / "modules")
     (project / ".git" / "modules" / "sub").mkdir(parents=True)
     (project / ".git" / "modules" / "sub" / "config").write_text("[core]\n")

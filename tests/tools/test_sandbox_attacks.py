@@ -4,6 +4,7 @@ user's next ``git status`` runs no code the command chose. Every payload is show
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -80,7 +81,7 @@ async def test_moving_git_away_and_planting_a_new_one(run_tool, repo: Path, boxe
     command = f"mv .git .git2 && mkdir .git && printf '{evil_config(marker)}' > .git/config"
     outcome = await run_tool("Bash", {"command": command}, tool_env=boxed)
     assert "Device or resource busy" in outcome.text
-    assert "The sandbox keeps .git read-only" in outcome.text
+    assert "The sandbox protects .git:" in outcome.text
     gone(*(repo / ".git" / name for name in ("commondir", "modules", "worktrees")))  # the placeholders
     assert not (repo / ".git2").exists() and snapshot(repo / ".git") == before
     assert_git_is_clean(repo, marker)
@@ -105,7 +106,7 @@ async def test_writing_commondir_to_point_at_a_planted_repository(run_tool, repo
         f"printf '{evil_config(marker)}' > evil/config && echo ../evil > .git/commondir"
     )
     outcome = await run_tool("Bash", {"command": command}, tool_env=boxed)
-    assert "Read-only file system" in outcome.text and "The sandbox keeps .git/commondir read-only" in outcome.text
+    assert "Read-only file system" in outcome.text and "The sandbox protects .git/commondir:" in outcome.text
     gone(repo / ".git" / "commondir")
     assert_git_is_clean(repo, marker)
 
@@ -125,7 +126,7 @@ async def test_rewriting_a_worktrees_git_file(run_tool, tmp_path: Path, marker: 
         "printf 'gitdir: evil/.git\\n' > .git; rm -f .git; mv evil/.git .git"
     )
     outcome = await run_tool("Bash", {"command": command}, tool_env=env)
-    assert "The sandbox keeps .git read-only" in outcome.text
+    assert "The sandbox protects .git:" in outcome.text
     assert (worktree / ".git").read_text() == pointer
     assert_git_is_clean(worktree, marker)
 
@@ -164,7 +165,7 @@ async def test_symlinks_planted_in_the_project_do_not_redirect_a_write(run_tool,
     )
     outcome = await run_tool("Bash", {"command": command}, tool_env=boxed)
     assert outcome.text.count("Read-only file system") == 4, outcome.text
-    assert "The sandbox keeps .git/config and .git/hooks and .claude read-only" in outcome.text
+    assert "The sandbox protects .git/config and .git/hooks and .claude:" in outcome.text
     assert (repo / ".git" / "config").read_text() == config and not (repo / ".git" / "hooks" / "pre-commit").exists()
     gone(repo / ".claude")
     assert_git_is_clean(repo, marker)
@@ -187,7 +188,7 @@ async def test_a_nested_user_namespace_cannot_unmount_the_protection(run_tool, r
 async def test_mcp_json_and_a_project_without_git(run_tool, project: Path, boxed, marker: Path):
     command = f"echo '{{\"mcpServers\": {{}}}}' > .mcp.json; git init -q; printf '{evil_config(marker)}' > .git/config"
     outcome = await run_tool("Bash", {"command": command}, tool_env=boxed)
-    assert "The sandbox keeps .mcp.json and .git read-only" in outcome.text
+    assert "The sandbox protects .mcp.json and .git:" in outcome.text
     gone(project / ".mcp.json", project / ".git")
     git(project, "status")
     assert not marker.exists()
@@ -226,9 +227,15 @@ async def test_placeholders_hold_a_login_shell_to_what_it_read_before(run_tool, 
     gone(hermetic_home / ".bash_profile")
 
 
-async def test_an_allowed_protected_path_is_writable(run_tool, repo: Path):
-    hooks = repo / ".git" / "hooks"
-    env = ToolEnv(project_dir=repo, sandbox=Sandbox(SandboxConfig(writable=(hooks,)), repo))
-    outcome = await run_tool("Bash", {"command": "echo '#!/bin/sh' > .git/hooks/pre-commit"}, tool_env=env)
+async def test_the_block_note_names_a_setting_that_allows_the_path(run_tool, repo: Path, boxed):
+    command = "echo '#!/bin/sh' > .git/hooks/pre-commit"
+    blocked = await run_tool("Bash", {"command": command}, tool_env=boxed)
+    note = blocked.text.splitlines()[-2]
+    assert note.startswith("The sandbox protects .git/hooks:") and "dangerouslyDisableSandbox" in note
+    pasted = json.loads(note[note.index("{") :])
+    allowed = tuple(Path(path) for path in pasted["sandbox"]["writablePaths"])
+    assert allowed == (repo / ".git" / "hooks",)
+    env = ToolEnv(project_dir=repo, sandbox=Sandbox(SandboxConfig(writable=allowed), repo))
+    outcome = await run_tool("Bash", {"command": command}, tool_env=env)
     assert outcome.ok, outcome.text
-    assert (hooks / "pre-commit").read_text() == "#!/bin/sh\n"
+    assert (repo / ".git" / "hooks" / "pre-commit").read_text() == "#!/bin/sh\n"
