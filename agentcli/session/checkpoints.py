@@ -23,6 +23,7 @@ from agentcli.config.paths import sessions_dir
 from agentcli.files.anchored import AnchoredFile
 from agentcli.files.atomic import atomic_write, atomic_write_text
 from agentcli.files.nofollow import Redirected
+from agentcli.session.redact import redact_text
 
 MAX_FILE_BYTES = 5_000_000
 MAX_PROMPTS = 100
@@ -65,7 +66,8 @@ class CheckpointStore:
 
     def _save(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        atomic_write_text(self.folder / INDEX, json.dumps(self._prompts, ensure_ascii=False), private=True)
+        text = redact_text(json.dumps(self._prompts, ensure_ascii=False))  # prompts, like the transcript
+        atomic_write_text(self.folder / INDEX, text, private=True)
 
     def save(self) -> None:
         """Write the index (``begin`` leaves that to the caller: the prompt's request should not wait for a disk
