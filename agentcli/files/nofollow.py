@@ -53,8 +53,12 @@ def open_folder(folder: Path, *, create: bool = False) -> int:
     fd = os.open("/", (os.O_RDONLY if not names else _SEARCH) | _FOLDER)
     try:
         for depth, name in enumerate(names, 1):
-            last = depth == len(names)
-            step = _step(fd, name, last, create, Path(folder.parts[0], *names[:depth]))
+            try:
+                step = _step(fd, name, depth == len(names), create)
+            except OSError as exc:
+                if exc.errno not in (errno.ENOTDIR, errno.ELOOP):
+                    raise
+                raise _why_not_a_folder(fd, name, Path("/", *names[:depth]), exc) from None
             os.close(fd)
             fd = step
     except BaseException:
@@ -63,31 +67,26 @@ def open_folder(folder: Path, *, create: bool = False) -> int:
     return fd
 
 
-def _step(fd: int, name: str, last: bool, create: bool, shown: Path) -> int:
-    """Open ``name`` in the folder ``fd``: read access for the last folder (it is synced after a rename), search
-    access for the ones on the way."""
+def _step(fd: int, name: str, last: bool, create: bool) -> int:
+    """Open ``name`` in the folder ``fd`` (made first when missing and ``create``)."""
     try:
-        return _open_in(fd, name, last, shown)
+        return _open_in(fd, name, last)
     except FileNotFoundError:
         if not create:
             raise
     with contextlib.suppress(FileExistsError):  # made meanwhile by someone else: open what is there now
         os.mkdir(name, FOLDER_MODE, dir_fd=fd)
-    return _open_in(fd, name, last, shown)
+    return _open_in(fd, name, last)
 
 
-def _open_in(fd: int, name: str, last: bool, shown: Path) -> int:
-    try:
-        if last:
-            try:
-                return os.open(name, os.O_RDONLY | _FOLDER, dir_fd=fd)
-            except PermissionError:  # a write-only folder: usable, only not syncable
-                pass
-        return os.open(name, _SEARCH | _FOLDER, dir_fd=fd)
-    except OSError as exc:
-        if exc.errno not in (errno.ENOTDIR, errno.ELOOP):
-            raise
-        raise _why_not_a_folder(fd, name, shown, exc) from None
+def _open_in(fd: int, name: str, last: bool) -> int:
+    """Read access for the last folder (it is synced after a rename), search access for the ones on the way."""
+    if last:
+        try:
+            return os.open(name, os.O_RDONLY | _FOLDER, dir_fd=fd)
+        except PermissionError:  # a write-only folder: usable, only not syncable
+            pass
+    return os.open(name, _SEARCH | _FOLDER, dir_fd=fd)
 
 
 def _why_not_a_folder(fd: int, name: str, path: Path, error: OSError) -> OSError:

@@ -74,6 +74,7 @@ async def answer_orphan(engine: Any, record: dict[str, Any]) -> tuple[str, str]:
     decision = await config.can_use_tool(tool, record["tool_input"], call)
     if decision.behavior != "allow":
         return "deny", f"{what} was denied now: {decision.message}"
+    call.checked_path = decision.checked_path  # the tool changes the file the check judged, not a later link
     parsed = parse_input(tool, decision.updated_input or record["tool_input"])
     if isinstance(parsed, str):
         return "deny", f"{what} was not run: {parsed}"
