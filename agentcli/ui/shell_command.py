@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.config.child_env import child_environment
-from agentcli.tools.sandbox import remove_created
 from agentcli.ui.reader import INTERRUPTED, MessageReader
 
 MAX_CONTEXT_CHARS = 30_000
@@ -50,11 +49,17 @@ def _noted(output: str, note: str) -> str:
     return "\n".join(part for part in (output.rstrip("\n"), note) if part)
 
 
-def session_shell(engine: Any) -> tuple[Any, dict[str, str] | None]:
-    """The sandbox and the settings' environment a ``!`` command gets in ``engine``'s session (none before the
-    session has started)."""
-    tool_env = engine.config.tool_env if engine is not None else None
-    return (tool_env.sandbox, tool_env.env) if tool_env is not None else (None, None)
+class NoSession(Exception):
+    """A ``!`` command before the session (and so its sandbox) exists: it must not run unconfined meanwhile."""
+
+
+def session_shell(engine: Any) -> tuple[Any, dict[str, str]]:
+    """The sandbox and the settings' environment a ``!`` command gets in ``engine``'s session (the model's Bash
+    commands get the same). Raises :class:`NoSession` when there is no session yet."""
+    if engine is None:
+        raise NoSession("the session has not started yet; run the command again once it has")
+    tool_env = engine.config.tool_env
+    return tool_env.sandbox, tool_env.env
 
 
 def with_shell_input(contexts: list[str], prompt: str) -> str:
@@ -71,19 +76,21 @@ async def run_shell_command(
     block = reader.new_tool("Bash", f"shell_{uuid.uuid4().hex[:12]}")
     block.show_output()
     block.start({"command": command})
-    argv, notes = _confined([SHELL, "-c", command], cwd, sandbox)
-    missing = sandbox.missing_protected() if argv[0] != SHELL else []
+    confining, notes = _confining(sandbox)
+    argv = [SHELL, "-c", command]
+    if confining is not None:  # with the network: the user typed the command
+        argv = confining.wrap(argv, cwd, network=True)
     chunks: list[str] = []
     try:
         code = await _run(argv, cwd, env, block, chunks)
     except asyncio.CancelledError:
-        remove_created(missing)
         block.set_result(
             {"type": "tool_result", "content": _noted("".join(chunks), INTERRUPTED), "is_error": True}, None
         )
         raise
-    for path in remove_created(missing):
-        notes.append(f"The sandbox does not allow creating {path.relative_to(sandbox.project_dir)}; it was removed.")
+    finally:
+        if confining is not None:  # the protected paths' placeholders go once no sandboxed command runs
+            await asyncio.shield(asyncio.to_thread(confining.tidy))
     output = "".join(chunks)
     ending = [exit_note(code)] if code else []
     shown = _noted(output, "\n".join(ending + notes)) if ending or notes else output
@@ -91,21 +98,20 @@ async def run_shell_command(
         {"type": "tool_result", "content": shown or "(No output)", "is_error": code != 0},
         {"stdout": output, "exitCode": code},
     )
-    return context_block(command, _noted(output, "\n".join(notes)) if notes else output, code)
+    return context_block(command, output, code)
 
 
-def _confined(argv: list[str], cwd: Path, sandbox: Any) -> tuple[list[str], list[str]]:
-    """``argv`` inside the session's sandbox when the settings turn it on (with the network: the user typed the
-    command), and what to tell the user about it: where bwrap cannot start, the command runs unconfined, said once
-    per session as for the model's commands."""
+def _confining(sandbox: Any) -> tuple[Any, list[str]]:
+    """The sandbox a ``!`` command runs in (None: the settings turn it off, or bwrap cannot start here) and what to
+    tell the user about it: running unconfined for want of bwrap is said once per session, as for Bash."""
     if sandbox is None or not sandbox.config.enabled:
-        return argv, []
+        return None, []
     if sandbox.active:
-        return sandbox.wrap(argv, cwd, network=True), []
+        return sandbox, []
     if sandbox.reported:
-        return argv, []
+        return None, []
     sandbox.reported = True
-    return argv, [f"Note: ran without the sandbox: {sandbox.problem}."]
+    return None, [f"Note: ran without the sandbox: {sandbox.problem}."]
 
 
 async def _run(argv: list[str], cwd: Path, env: dict[str, str] | None, block: Any, chunks: list[str]) -> int:

@@ -33,11 +33,11 @@ def test_a_users_command_with_bash_allowed_runs_its_commands_in_the_sandbox(
     (project / ".git" / "hooks").mkdir(parents=True)
     body = (
         "---\nallowed-tools: Bash\n---\n"
-        f"Inline: !`touch {outside}; echo inline-sandbox=$AGENTCLI_SANDBOX`\n"
+        f"Inline: !`touch {outside}; echo inline-sandbox=${{AGENTCLI_SANDBOX:+inside}}`\n"
+        "Hook: !`h=hooks; echo '#!/bin/sh' > .git/$h/pre-commit`\n"
         "Block:\n```!\n"
         f"touch {outside}\n"
-        "echo '#!/bin/sh' > .git/hooks/pre-commit\n"
-        "echo block-sandbox=$AGENTCLI_SANDBOX > made-by-block\n"
+        "echo block-sandbox=${AGENTCLI_SANDBOX:+inside} > made-by-block\n"
         "cat made-by-block\n"
         "```\n"
         "Then report.\n"
@@ -48,10 +48,10 @@ def test_a_users_command_with_bash_allowed_runs_its_commands_in_the_sandbox(
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["result"] == "Done."
     prompt = first_text(server.requests[0].body["messages"][0])
-    assert "inline-sandbox=1" in prompt and "block-sandbox=1" in prompt and "```" not in prompt
+    assert "inline-sandbox=inside" in prompt and "block-sandbox=inside" in prompt and "```" not in prompt
     assert prompt.count("Read-only file system") >= 2 and prompt.rstrip().endswith("Then report.")
     assert not outside.exists() and not (project / ".git" / "hooks" / "pre-commit").exists()
-    assert (project / "made-by-block").read_text() == "block-sandbox=1\n"
+    assert (project / "made-by-block").read_text() == "block-sandbox=inside\n"
 
 
 def test_an_untrusted_projects_command_that_auto_allow_lets_run_is_contained(

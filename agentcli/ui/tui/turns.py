@@ -205,6 +205,7 @@ class TurnControl:
 
     @work(group="shell", exit_on_error=False)
     async def _shell_worker(self: AgentApp, command: str) -> None:
+        await self._engine_ready.wait()  # the session's sandbox exists only once the session does
         sandbox, env = session_shell(self.engine)
         context = await run_shell_command(command, self.cwd, self.conversation.reader, sandbox, env)
         self._shell_context.append(context)
