@@ -38,11 +38,13 @@ _PROFILE_NEXT = 'if [ -f "$HOME/.profile" ]; then . "$HOME/.profile"; fi\n'
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One protected name: ``placeholder`` is what stands in for it while it is missing (FOLDER: an empty
-    folder); ``only_existing``: a missing one means nothing to any program, so it needs none."""
+    folder); ``only_existing``: a missing one means nothing to any program, so it needs none; ``fixed``: bound
+    writable, only kept from being moved or removed."""
 
     name: str
     placeholder: str | None = FOLDER
     only_existing: bool = False
+    fixed: bool = False
 
 
 ROOT_ENTRIES = (Entry(".agentcli"), Entry(".claude"), Entry(".mcp.json"))
@@ -53,13 +55,21 @@ GIT_DIR_ENTRIES = (
     Entry("config", ""),
     Entry("config.worktree", only_existing=True),  # read only with extensions.worktreeConfig, set in config
     Entry("hooks"),
-    Entry("info"),  # attributes may name filter drivers, but only drivers the (protected) config defines
-    Entry("modules"),  # the submodules' own git folders, configs and hooks
-    Entry("worktrees"),  # the linked worktrees' git folders: their commondir and config.worktree
     Entry("commondir", ".\n"),  # "." names the folder itself: what a missing commondir means
     Entry("HEAD", only_existing=True),
+    Entry("objects", only_existing=True, fixed=True),
+    Entry("refs", only_existing=True, fixed=True),
+    Entry("modules"),  # the submodules' git folders: their configs and hooks
+    Entry("worktrees", only_existing=True),  # the linked worktrees' git folders: their commondir, config.worktree
 )
-"""Inside a git folder (``.git``, or the one a ``.git`` file names)."""
+"""Inside a git folder (``.git``, or the one a ``.git`` file names). HEAD, ``objects`` and ``refs`` are what makes
+it a git folder: were one gone, git would look further — at the project folder itself, as a bare repository whose
+``config`` the command planted. ``info`` is not here: its ``attributes`` can only name drivers a config defines,
+as a ``.gitattributes`` in the project can."""
+
+BARE_REPOSITORY_ENTRY = Entry("HEAD")
+"""Next to a ``.git`` that is no git folder (none yet, or a placeholder): a folder named HEAD keeps the project
+folder from passing for a bare repository."""
 
 HOME_ENTRIES = (
     Entry(".bashrc", ""),
@@ -153,7 +163,10 @@ class Survey:
     def add_root(self, root: str, *, placeholders: bool) -> None:
         """The names next to ``.git`` in a writable folder; ``placeholders``: also the missing ones (the project;
         in an extra writable folder, such as a cache, only what is there is protected)."""
-        self.add_git(os.path.join(root, ".git"), placeholders=placeholders)
+        dot_git = os.path.join(root, ".git")
+        self.add_git(dot_git, placeholders=placeholders)
+        if placeholders and not os.path.isfile(dot_git) and not _is_git_dir(dot_git, self.standing):
+            self.add(os.path.join(root, BARE_REPOSITORY_ENTRY.name), BARE_REPOSITORY_ENTRY)
         for entry in ROOT_ENTRIES:
             self.add(os.path.join(root, entry.name), entry if placeholders else replace(entry, only_existing=True))
 
@@ -175,7 +188,15 @@ class Survey:
 
     def add_git_dir(self, git_dir: str) -> None:
         for entry in GIT_DIR_ENTRIES:
-            self.add(os.path.join(git_dir, entry.name), entry)
+            self.add(os.path.join(git_dir, entry.name), entry, writable=entry.fixed)
+
+
+def _is_git_dir(path: str, standing: frozenset[str]) -> bool:
+    """What git checks: HEAD, ``objects`` and ``refs`` (a placeholder is no git folder)."""
+    real = os.path.realpath(path)
+    return real not in standing and all(
+        os.path.exists(os.path.join(real, name)) for name in ("HEAD", "objects", "refs")
+    )
 
 
 def survey(

@@ -239,3 +239,42 @@ async def test_the_block_note_names_a_setting_that_allows_the_path(run_tool, rep
     outcome = await run_tool("Bash", {"command": command}, tool_env=env)
     assert outcome.ok, outcome.text
     assert (repo / ".git" / "hooks" / "pre-commit").read_text() == "#!/bin/sh\n"
+
+
+def _config_files(folder: Path) -> set[str]:
+    """The config files git reads in ``folder`` (as ``git config --show-origin`` names them)."""
+    listed = git(folder, "config", "--list", "--show-origin").stdout
+    return {line.split("\t", 1)[0] for line in listed.splitlines()}
+
+
+async def test_breaking_git_to_plant_a_bare_repository_in_the_project(run_tool, repo: Path, boxed, marker: Path):
+    """Were ``.git`` no git folder any more, git would take the project folder for a bare repository and read
+    the ``config`` planted there (its pager, editor, ssh command, credential helper…)."""
+    plant = (
+        "mkdir -p objects refs; echo 'ref: refs/heads/main' > HEAD; "
+        f"printf '[core]\\n\\tbare = false\\n\\tpager = touch {marker}\\n' > config"
+    )
+    command = f"rm -rf .git/refs .git/objects; mv .git/refs .git/r; echo junk > .git/HEAD; {plant}"
+    outcome = await run_tool("Bash", {"command": command}, tool_env=boxed)
+    assert "The sandbox protects .git/refs and .git/objects and .git/HEAD:" in outcome.text
+    assert (repo / ".git" / "refs").is_dir() and (repo / ".git" / "objects").is_dir()
+    assert git(repo, "rev-parse", "--absolute-git-dir").stdout.strip() == str(repo / ".git")
+    assert "file:config" not in _config_files(repo), "the planted config is not read"
+
+
+async def test_a_project_without_git_cannot_become_a_bare_repository(run_tool, project: Path, boxed):
+    plant = "mkdir -p objects refs; echo 'ref: refs/heads/main' > HEAD; printf '[core]\\n\\tpager = evil\\n' > config"
+    outcome = await run_tool("Bash", {"command": plant}, tool_env=boxed)
+    assert "The sandbox protects HEAD" in outcome.text, outcome.text
+    gone(project / "HEAD", project / ".git")
+    assert "file:config" not in _config_files(project)
+
+
+def test_the_bare_repository_payload_is_read_when_planted_unsandboxed(tmp_path: Path):
+    control = tmp_path / "control"
+    control.mkdir()
+    for name in ("objects", "refs"):
+        (control / name).mkdir()
+    (control / "HEAD").write_text("ref: refs/heads/main\n")
+    (control / "config").write_text("[core]\n\tpager = evil\n")
+    assert "file:config" in _config_files(control), "the check above must be able to see a planted config"
