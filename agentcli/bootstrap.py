@@ -135,7 +135,7 @@ def permission_policy(options: SessionOptions, settings: LoadedSettings) -> tupl
     sources = RuleSources()
     for layer in settings.layers:
         permissions = layer.settings.permissions
-        sources.add_lists(layer.source, permissions.allow, permissions.ask, permissions.deny)
+        sources.add_lists(layer.source, permissions.allow, permissions.ask, permissions.deny, origin=layer.path)
     sources.rules += parse_rule_args(options.allowed_tools, "allow") + parse_rule_args(options.disallowed_tools, "deny")
     options.notices.extend(sources.problems)
     mode = options.permission_mode

@@ -179,12 +179,13 @@ class PermissionPolicy:
             literal = resolve(target, self._root_literal)
             resolved = real(literal)  # resolved once: the tool writes where this verdict looked
             return dataclasses.replace(self._file(tool.name, literal, resolved, read_only), path=resolved)
-        return self._plain(tool.name, read_only)
+        claim = " (its server says it only reads, but a tool's word about itself allows nothing)"
+        return self._plain(tool.name, read_only, claim if getattr(tool, "claims_read_only", False) else "")
 
     def _rules(self, behavior: str, tool: str) -> list[PermissionRule]:
         return [rule for rule in self.rules if rule.behavior == behavior and rule.covers_tool(tool)]
 
-    def _plain(self, name: str, read_only: bool) -> Verdict:
+    def _plain(self, name: str, read_only: bool, note: str = "") -> Verdict:
         for behavior in ("deny", "ask"):
             for rule in self._rules(behavior, name):
                 if rule.whole_tool:
@@ -195,7 +196,7 @@ class PermissionPolicy:
             return Verdict("allow")
         if any(rule.whole_tool for rule in self._rules("allow", name)):
             return Verdict("allow")
-        return Verdict("ask", f"{name} needs approval", (parse_rule(name, "allow"),))
+        return Verdict("ask", f"{name} needs approval{note}", (parse_rule(name, "allow"),))
 
     def _by_rule(self, name: str, rule: PermissionRule) -> Verdict:
         if rule.behavior == "deny":

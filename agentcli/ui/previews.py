@@ -69,14 +69,3 @@ def call_preview(tool_name: str, tool_input: dict[str, Any], cwd: Path | None = 
         cut = len(preview.lines) - MAX_PREVIEW_LINES
         preview = Preview(preview.kind, [*preview.lines[:MAX_PREVIEW_LINES], f"… {cut} more lines"], preview.path)
     return preview
-
-
-SESSION_LABEL_CHARS = 60
-
-
-def session_allowance(tool_name: str, suggestions: tuple[str, ...]) -> str:
-    """What "allow … for this session" adds, short enough for one option line: the rules the policy suggested,
-    each cut to ``SESSION_LABEL_CHARS`` (an exact command can be long), or the tool's name when there are none."""
-    if not suggestions:
-        return tool_name
-    return ", ".join(s if len(s) <= SESSION_LABEL_CHARS else s[: SESSION_LABEL_CHARS - 2] + "…)" for s in suggestions)

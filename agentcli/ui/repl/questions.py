@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agentcli.tools.permissions import PermissionAnswer, PermissionRequest
-from agentcli.ui.previews import call_preview, session_allowance
+from agentcli.ui.previews import call_preview
 from agentcli.ui.repl.prompts import ask_key, ask_line
 from agentcli.ui.repl.render import one_line
 from agentcli.ui.summaries import key_input
@@ -36,7 +36,7 @@ async def ask_permission(
     """Allow once, allow for this session, or deny with a reason the model reads. Esc denies without one;
     ctrl+c raises KeyboardInterrupt (the caller denies and interrupts the turn)."""
     name = request.tool_name
-    always = session_allowance(name, request.suggestions)
+    always = request.session_grant
     console.print(
         Text.assemble(
             ("  Allow ", "bold"), (name, "bold cyan"), (f"({key_input(name, request.tool_input, cwd)})?", "bold")
@@ -59,19 +59,12 @@ async def ask_permission(
         )
         # A command is shown whole, wrapped: what is approved must be readable to its end.
         console.print(Text(f"    {line}", style=style), no_wrap=preview.kind != "command", overflow="ellipsis")
-    console.print(
-        Text(
-            "  1. Yes, allow once\n"
-            f"  2. Yes, and allow {always} for this session\n"
-            "  3. No, and tell agentcli what to do instead (esc: just no)"
-        )
-    )
-    choice = await ask_key(
-        "  1/2/3 › ",
-        {"1": "allow_once", "y": "allow_once", "2": "allow_session", "3": "deny", "n": "deny"},
-        input=input,
-        output=output,
-    )
+    session = f"  2. Yes, and allow {always} for this session\n" if always is not None else ""
+    console.print(Text(f"  1. Yes, allow once\n{session}  3. No, and tell agentcli what to do instead (esc: just no)"))
+    keys = {"1": "allow_once", "y": "allow_once", "3": "deny", "n": "deny"}
+    if always is not None:
+        keys["2"] = "allow_session"
+    choice = await ask_key("  1/2/3 › " if always is not None else "  1/3 › ", keys, input=input, output=output)
     if choice == "allow_once":
         console.print(Text("  ⎿  Allowed once", style="dim"))
         return PermissionAnswer("allow_once")

@@ -20,7 +20,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agentcli.tools.permissions import PermissionAnswer, PermissionRequest
-from agentcli.ui.previews import Preview, call_preview, session_allowance
+from agentcli.ui.previews import Preview, call_preview
 from agentcli.ui.summaries import key_input
 from agentcli.ui.tui.screens.dialog import OPTIONS_CSS, dialog_css
 
@@ -86,7 +86,7 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
 
     def compose(self) -> ComposeResult:
         request = self.request
-        always = session_allowance(request.tool_name, request.suggestions)
+        grant = request.session_grant
         preview = call_preview(request.tool_name, request.tool_input, self.cwd)
         with Vertical(id="permission-box"):
             yield Static(
@@ -102,8 +102,7 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
             with VerticalScroll(id="permission-preview", can_focus=False):
                 yield Static(preview_content(preview), id="permission-input")
             yield OptionList(
-                Option("1. Yes, allow once", id="allow_once"),
-                Option(Content(f"2. Yes, and allow {always} for this session"), id="allow_session"),
+                *_allow_options(grant),
                 Option("3. No, and tell agentcli what to do instead (esc: stop)", id="deny"),
                 id="permission-options",
             )
@@ -154,7 +153,7 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
             return
         if choice == "deny":
             self.dismiss(PermissionAnswer("deny", why.value.strip()))
-        elif choice in ("allow_once", "allow_session"):
+        elif choice == "allow_once" or (choice == "allow_session" and self.request.session_grant is not None):
             self.dismiss(PermissionAnswer(choice))  # type: ignore[arg-type]
 
     @on(Input.Submitted, "#permission-why")
@@ -164,3 +163,11 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
     def action_stop(self) -> None:
         self.stop_turn = True
         self.dismiss(PermissionAnswer("deny", "The user stopped the turn."))
+
+
+def _allow_options(grant: str | None) -> list[Option]:
+    """Allow once, and (where the call can be granted at all) allow for the session, naming the grant in full."""
+    once = Option("1. Yes, allow once", id="allow_once")
+    if grant is None:
+        return [once]
+    return [once, Option(Content(f"2. Yes, and allow {grant} for this session"), id="allow_session")]
