@@ -185,7 +185,7 @@ class _Collector:
                 self._spill_path = None
                 self._early.clear()
                 return
-            self._spill, self.spilled = spill, self._spill_path
+            self._spill = spill
             text = "".join(self._early)
             self._early.clear()
         self._spill.write(text)
@@ -202,7 +202,7 @@ class _Collector:
     def close(self) -> None:
         """Finish the spill file (the end of the output goes after its note when the cap cut it)."""
         if self._spill is not None:
-            self._spill.close(self.combined.tail(self._limit))
+            self.spilled = self._spill.close(self.combined.tail(self._limit))
 
 
 class _ShellProtocol(asyncio.SubprocessProtocol):

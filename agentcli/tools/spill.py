@@ -5,12 +5,14 @@ redacted and written. A secret must not escape by being split between two pieces
 (never inside a private key block or right after a ``NAME=``) at least :data:`OVERLAP_CHARS` before the text
 gathered so far ends, and the cut is checked: the text around it must redact the same whole as in two parts.
 Where no cut passes, more text is gathered first. Past :data:`MAX_SAVED_CHARS` nothing more is saved; the file
-then ends with a note of how much was left out and the output's last characters.
+then ends with a note of how much was left out and the output's last characters. The text goes to a
+``.partial`` file beside ``path`` that takes its name once complete, so the file at ``path`` is always whole.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 from pathlib import Path
 from typing import IO
@@ -67,10 +69,14 @@ class SpillFile:
         self.left_out = 0
         """Characters not saved because the cap was reached."""
 
+    @property
+    def _partial(self) -> Path:
+        return self.path.with_name(self.path.name + ".partial")
+
     def open(self) -> None:
         """Create the file (folders included, private); :class:`OSError` when that fails."""
         private_folders(self.path)
-        self._handle = create_private(self.path)
+        self._handle = create_private(self._partial)
 
     def write(self, text: str) -> None:
         room = self._max_chars - self.accepted
@@ -109,12 +115,15 @@ class SpillFile:
             with contextlib.suppress(OSError):
                 self._handle.write(self._redactor.redact(text))
 
-    def close(self, last: str = "") -> None:
-        """Write what is gathered and close; ``last`` is the end of the whole output, of which the part that was
-        left out is added after a note saying so."""
+    def close(self, last: str = "") -> Path | None:
+        """Write what is gathered, close, and give the file its name; ``last`` is the end of the whole output, of
+        which the part that was left out is added after a note saying so. Where the output was saved (None when
+        it could not be)."""
+        if self._handle is None:
+            return None
         self._emit("".join(self._gathered))
         self._gathered.clear()
-        if self.left_out and self._handle is not None:
+        if self.left_out:
             shown = last[-self.left_out :] if self.left_out < len(last) else last
             skipped = self.left_out - len(shown)
             note = (
@@ -123,7 +132,13 @@ class SpillFile:
             )
             with contextlib.suppress(OSError):
                 self._handle.write(note + self._redactor.redact(shown))
-        if self._handle is not None:
+        try:
+            self._handle.close()
+            os.replace(self._partial, self.path)
+        except OSError:
             with contextlib.suppress(OSError):
-                self._handle.close()
+                os.unlink(self._partial)
+            return None
+        finally:
             self._handle = None
+        return self.path
