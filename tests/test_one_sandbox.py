@@ -9,9 +9,9 @@ import ast
 import dataclasses
 import json
 from pathlib import Path
-from typing import Any
 
 from agentcli.tools.base import FileSnapshot, ToolEnv
+from tests.agents.test_subagent_sandbox import bash
 from tests.agents.test_task_e2e import main_turn, sub_turn, task, text
 from tests.conftest import REPO_ROOT
 
@@ -20,10 +20,6 @@ PACKAGE = REPO_ROOT / "agentcli"
 
 def _logged(label: str) -> str:
     return f"echo {label}=${{AGENTCLI_SANDBOX:+inside}} >> ran.log"
-
-
-def _bash(tool_id: str, command: str, **extra: Any) -> dict[str, Any]:
-    return {"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": command, **extra}}
 
 
 def _wait_for(label: str) -> str:
@@ -42,16 +38,16 @@ def test_every_command_of_a_session_runs_in_the_session_sandbox(run_cli, fake_ap
         {
             "turns": [
                 main_turn(
-                    [_bash("toolu_m", _logged("main")), _bash("toolu_mb", _logged("main-bg"), run_in_background=True)]
+                    [bash("toolu_m", _logged("main")), bash("toolu_mb", _logged("main-bg"), run_in_background=True)]
                 ),
                 main_turn([task("toolu_t", "inner: run yours")]),
                 sub_turn(
                     "inner:",
-                    [_bash("toolu_s", _logged("sub")), _bash("toolu_sb", _logged("sub-bg"), run_in_background=True)],
+                    [bash("toolu_s", _logged("sub")), bash("toolu_sb", _logged("sub-bg"), run_in_background=True)],
                 ),
-                sub_turn("inner:", [_bash("toolu_sw", _wait_for("sub-bg"))]),
+                sub_turn("inner:", [bash("toolu_sw", _wait_for("sub-bg"))]),
                 sub_turn("inner:", [text("ran mine")]),
-                main_turn([_bash("toolu_mw", _wait_for("main-bg"))]),
+                main_turn([bash("toolu_mw", _wait_for("main-bg"))]),
                 main_turn([text("all ran")]),
             ]
         }

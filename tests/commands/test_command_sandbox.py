@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.commands.test_custom import _command
 from tests.messages import first_text
 
 DONE = {"turns": [{"content": [{"type": "text", "text": "Done."}]}]}
@@ -20,11 +21,6 @@ def outside() -> Iterator[Path]:
     place = Path("/var/tmp") / f"agentcli-escape-{uuid.uuid4().hex}"
     yield place
     place.unlink(missing_ok=True)
-
-
-def _command(folder: Path, name: str, text: str) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{name}.md").write_text(text)
 
 
 def test_a_users_command_with_bash_allowed_runs_its_commands_in_the_sandbox(
