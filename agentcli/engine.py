@@ -21,6 +21,7 @@ from agentcli.context.user_context import has_user_context, with_user_context
 from agentcli.debuglog import record_exception
 from agentcli.engine_config import EngineConfig, Recorder, SessionService
 from agentcli.engine_messages import Outbox
+from agentcli.engine_rejected import REJECTED_STATUSES, TAKEN_BACK, take_back
 from agentcli.events import (
     AssistantTurn,
     Compacted,
@@ -174,6 +175,7 @@ class QueryEngine:
         subtype = "success"
         ending: dict[str, Any] = {"terminal_reason": "completed"}
         tools_running = False
+        rejected = False
         self._interrupted = False
         self._task = asyncio.current_task()
 
@@ -221,6 +223,7 @@ class QueryEngine:
             self._start_context = []
 
         user_param: Message = {"role": "user", "content": _with_context(prompt, context)}
+        turn_start: int | None = len(self.conversation.messages)
         if self._user_context_pending:
             self._user_context_pending = False
             user_param = with_user_context(user_param, self.config.user_context)
@@ -236,7 +239,8 @@ class QueryEngine:
             yield result
             return
         self.conversation.append(user_param)
-        self._record(self._envelope(sdk.user_message(user_param)))
+        prompt_entry = self._envelope(sdk.user_message(user_param))
+        self._record(prompt_entry)
         if self.config.recorder is not None:
             self.config.recorder.flush()
 
@@ -320,6 +324,7 @@ class QueryEngine:
                     self._record(out)
                     yield out
                 elif isinstance(event, Compacted):
+                    turn_start = None  # the history was rebuilt: there is no turn to take back any more
                     for out in self._compaction_messages(event):
                         yield out
                 elif isinstance(event, NestedMessage):
@@ -343,17 +348,9 @@ class QueryEngine:
                     ending["terminal_reason"] = sdk.TERMINAL_REASONS.get(event.reason, event.reason)
                     if event.status is not None:
                         ending["api_error_status"] = event.status
+                    rejected = event.reason == "model_error" and event.status in REJECTED_STATUSES
                     if event.reason == "stop_hook_prevented":
-                        out = self._envelope(
-                            {
-                                "type": "system",
-                                "subtype": "warning",
-                                "level": "warning",
-                                "message": f"Stopped by hook: {event.error}",
-                            }
-                        )
-                        self._record(out)
-                        yield out
+                        yield self.outbox.warning(f"Stopped by hook: {event.error}")
                     elif event.reason == "hook_stopped":
                         subtype = "error_during_execution"
                         errors.append(f"Stopped by hook: {event.error}")
@@ -393,6 +390,10 @@ class QueryEngine:
             self._task = None
 
         self.start_services()
+        if rejected and turn_start is not None:
+            yield take_back(self.conversation, self.outbox, turn_start, prompt_entry["uuid"])
+            errors[-1] = f"{errors[-1]}. {TAKEN_BACK}"  # the API's words stay first
+            self._user_context_pending = bool(self.config.user_context) and turn_start == 0
         if interrupted:
             kept = self._keep_interrupted_answer(streamed)
             if kept is not None:

@@ -304,8 +304,8 @@ async def test_api_error_ends_the_run_with_an_error_result(fake_api, make_engine
     assert "something is off" in result["errors"][-1]
     shown = [m for m in messages if m.get("isApiErrorMessage")]
     assert shown and "something is off" in shown[0]["message"]["content"][0]["text"]
-    # the failed turn left nothing in the conversation but the prompt
-    assert typed(engine.messages) == [{"role": "user", "content": "hi"}]
+    # the API refused the request: the turn is taken back, so the next prompt does not carry it
+    assert engine.messages == []
 
 
 async def test_dropped_stream_after_a_tool_use_is_retried_without_duplicates(fake_api, make_engine, project: Path):

@@ -2,7 +2,8 @@
 
 The engine owns a :class:`Conversation` for the session and hands it to the loop, which appends what the model
 said and what the tools returned. Messages are appended, never edited: a request repeats the previous one byte for
-byte (prompt caching). Compaction is the one deliberate exception: :meth:`replace` starts a new prefix.
+byte (prompt caching). Compaction is the one deliberate exception: :meth:`replace` starts a new prefix; a turn the
+API refused is taken back whole (:meth:`take_back`), leaving the prefix as it was.
 """
 
 from __future__ import annotations
@@ -30,6 +31,14 @@ class Conversation:
     def append(self, message: Message) -> None:
         self.messages.append(message)
         self._sizes.append(estimate_message(message))
+
+    def take_back(self, length: int) -> None:
+        """Drop what was appended after the first ``length`` messages (a turn the API refused); the prefix stays
+        byte for byte, and so does the exact count if it covers no more than the prefix."""
+        del self.messages[length:]
+        del self._sizes[length:]
+        if self._anchor_count > length:
+            self._anchor_count = self._anchor_tokens = 0
 
     def replace(self, messages: list[Message]) -> None:
         """Start a new prefix (a compaction): the exact count from the last response no longer applies."""

@@ -23,6 +23,8 @@ Message = dict[str, Any]
 INTERRUPTED = "interrupted — check whether it took effect"
 UNREADABLE_START = "(The start of this conversation could not be read from its transcript.)"
 REPAIR_SUBTYPE = "transcript_repair"
+REJECTED_SUBTYPE = "turn_rejected"
+"""A line saying the API refused the turn of the prompt it names (``rejectedPrompt``): that turn is not sent again."""
 _ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 
 
@@ -190,6 +192,8 @@ def _apply(builder: _HistoryBuilder, kind: object, entry: Message, acknowledged:
         subtype = entry.get("subtype")
         if subtype == "compact_boundary" and not builder.whole:
             builder.reset()
+        elif subtype == REJECTED_SUBTYPE and not builder.whole:
+            builder.take_back(entry.get("rejectedPrompt"))
         elif subtype == REPAIR_SUBTYPE:
             skipped = entry.get("skippedLines")
             if isinstance(skipped, list):
@@ -210,6 +214,18 @@ class _HistoryBuilder:
         self._group: Message | None = None  # the user message collecting the results of the last assistant
         self._tool_ids: set[str] = set()
         self._response: tuple[str, Message] | None = None  # the last assistant message's API id and entry
+        self._last_prompt: tuple[str, int, dict[str, Message]] | None = None  # its uuid, where it began, what was open
+
+    def take_back(self, prompt_uuid: object) -> None:
+        """The API refused the turn of the last prompt: the history goes back to what it was before it."""
+        if self._last_prompt is None or self._last_prompt[0] != prompt_uuid:
+            return
+        _, length, pending = self._last_prompt
+        del self.messages[length:]
+        self._pending = pending
+        self._group = None
+        self._response = None
+        self._last_prompt = None
 
     def reset(self) -> None:
         """A compact boundary: what came before is summarised by the lines that follow."""
@@ -218,6 +234,7 @@ class _HistoryBuilder:
         self._group = None
         self._tool_ids = set()
         self._response = None
+        self._last_prompt = None
 
     def assistant(self, entry: Message) -> None:
         if entry.get("isApiErrorMessage") or _is_sidechain(entry):
@@ -248,6 +265,9 @@ class _HistoryBuilder:
         if _is_sidechain(entry):
             return
         content = _content(entry, "user")
+        uid = entry.get("uuid")
+        if isinstance(uid, str) and not entry.get("isMeta") and not self._answers_open_calls(content):
+            self._last_prompt = (uid, len(self.messages), dict(self._pending))
         if isinstance(content, str):
             if not content.strip():
                 raise _Invalid("empty prompt")
@@ -263,6 +283,12 @@ class _HistoryBuilder:
                 raise _Invalid("its tool results answer no open tool call")
         if others:
             self._prompt(others)
+
+    def _answers_open_calls(self, content: str | list[Message]) -> bool:
+        """Tool results for the calls still open (a turn's own line), as opposed to a prompt."""
+        return not isinstance(content, str) and any(
+            block["type"] == "tool_result" and block["tool_use_id"] in self._pending for block in content
+        )
 
     def finish(self, reason: str) -> list[Message]:
         """Answer what is still open; returns those tool_use blocks. Ensures the history starts with a user turn."""

@@ -9,6 +9,7 @@ import itertools
 import json
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, BinaryIO, TextIO
 
 from agentcli.ui.protocol.frames import ControlReply, Message, control_cancel, control_request
@@ -63,6 +64,15 @@ class Channel:
             future.set_result(reply.response or {})
         return True
 
+    def fail(self, request_id: str, why: str) -> bool:
+        """The answer to a request came but could not be read: the request fails with ``why`` instead of waiting
+        for ever; False when none was waiting."""
+        future = self._pending.get(request_id)
+        if future is None or future.done():
+            return False
+        future.set_exception(HostError(why))
+        return True
+
     def close(self) -> None:
         """stdin ended: every request still waiting fails, and later ones fail at once."""
         self.closed = True
@@ -71,12 +81,29 @@ class Channel:
                 future.set_exception(HostError("the driving program closed stdin before answering"))
 
 
-def read_lines(stdin: BinaryIO, loop: asyncio.AbstractEventLoop, deliver: Callable[[str | None], None]) -> None:
+MAX_LINE_BYTES = 32 * 1024 * 1024
+"""The longest line read from stdin: a request the API accepts is no larger, and a longer line is not kept whole."""
+_SKIP_CHUNK = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class LineTooLong:
+    """A line longer than :data:`MAX_LINE_BYTES`; it was read to its end and dropped."""
+
+    size: int
+
+
+def read_lines(
+    stdin: BinaryIO, loop: asyncio.AbstractEventLoop, deliver: Callable[[str | LineTooLong | None], None]
+) -> None:
     """Start a daemon thread that hands every stdin line to ``deliver`` on the loop, then None at end of input."""
 
     def pump() -> None:
         try:
-            for raw in stdin:
+            while raw := stdin.readline(MAX_LINE_BYTES + 1):
+                if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                    loop.call_soon_threadsafe(deliver, LineTooLong(len(raw) + _skip_line(stdin)))
+                    continue
                 loop.call_soon_threadsafe(deliver, raw.decode("utf-8", errors="replace"))
         except (OSError, ValueError):
             pass
@@ -85,3 +112,13 @@ def read_lines(stdin: BinaryIO, loop: asyncio.AbstractEventLoop, deliver: Callab
                 loop.call_soon_threadsafe(deliver, None)
 
     threading.Thread(target=pump, name="agentcli-stdin", daemon=True).start()
+
+
+def _skip_line(stdin: BinaryIO) -> int:
+    """Read the rest of an over-long line without keeping it; how many bytes that was."""
+    skipped = 0
+    while chunk := stdin.readline(_SKIP_CHUNK):
+        skipped += len(chunk)
+        if chunk.endswith(b"\n"):
+            break
+    return skipped

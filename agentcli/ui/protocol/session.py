@@ -15,7 +15,7 @@ from agentcli.api.client import Credentials
 from agentcli.bootstrap import SessionOptions, build_engine
 from agentcli.engine import QueryEngine
 from agentcli.ui.protocol import commands
-from agentcli.ui.protocol.channel import Channel, read_lines
+from agentcli.ui.protocol.channel import MAX_LINE_BYTES, Channel, LineTooLong, read_lines
 from agentcli.ui.protocol.frames import (
     BadFrame,
     ControlCancelFrame,
@@ -29,6 +29,7 @@ from agentcli.ui.protocol.frames import (
 )
 from agentcli.ui.protocol.host import HostedMcp, HostPermissions
 from agentcli.ui.protocol.orphans import answer_orphan, question_path, take_question
+from agentcli.ui.protocol.refusals import Refusal, refusal_result
 from agentcli.ui.signals import exit_status, install
 
 EXIT_INTERRUPTED = 130
@@ -56,7 +57,8 @@ class ProtocolFace:
         self.verbose = verbose
         self.hook_events = hook_events
         self._hook_ids: dict[tuple[str, str], str] = {}
-        self.queue: asyncio.Queue[UserFrame | None] = asyncio.Queue()
+        self.queue: asyncio.Queue[UserFrame | Refusal | None] = asyncio.Queue()
+        self._lines = 0
         self._engine: QueryEngine | None = None
         self._controls: dict[str, asyncio.Task[None]] = {}
         self._turn_running = False
@@ -169,31 +171,60 @@ class ProtocolFace:
 
     # -- input -----------------------------------------------------------------------------------------------
 
-    def on_line(self, line: str | None) -> None:
-        if line is None:
-            self.channel.close()
-            self.queue.put_nowait(None)
-            return
+    def on_line(self, line: str | LineTooLong | None) -> None:
+        """Every line gets its answer: a turn's result, a control response, or an error saying what was wrong."""
+        match line:
+            case None:
+                self.channel.close()
+                self.queue.put_nowait(None)
+                return
+            case LineTooLong(size=size):
+                self._lines += 1
+                why = f"it is {size:,} bytes long, over the {MAX_LINE_BYTES:,} a line may hold"
+                self._refuse(BadFrame(why), self._lines)
+                return
+        self._lines += 1
         if not line.strip():
             return
         try:
-            frame = parse_frame(line)
+            frame, repaired = parse_frame(line)
         except BadFrame as exc:
-            self.note(f"ignored a line on stdin: {exc}")
+            self._refuse(exc, self._lines)
             return
-        if isinstance(frame, UserFrame):
-            self.queue.put_nowait(frame)
-        elif isinstance(frame, ControlRequestFrame):
-            task = asyncio.get_running_loop().create_task(self._control(frame))
-            self._controls[frame.request_id] = task
-            task.add_done_callback(lambda _t, rid=frame.request_id: self._controls.pop(rid, None))
-        elif isinstance(frame, ControlResponseFrame):
-            if not self.channel.resolve(frame.response):
-                self.note(f"ignored an answer to a request that is not waiting: {frame.response.request_id}")
-        elif isinstance(frame, ControlCancelFrame):
-            task = self._controls.get(frame.request_id)
-            if task is not None:
-                task.cancel()
+        if repaired:
+            self.note(f"line {self._lines} on stdin held lone UTF-16 surrogates; each was read as U+FFFD")
+        self._dispatch(frame)
+
+    def _dispatch(self, frame: object) -> None:
+        match frame:
+            case UserFrame():
+                self.queue.put_nowait(frame)
+            case ControlRequestFrame(request_id=request_id):
+                task = asyncio.get_running_loop().create_task(self._control(frame))
+                self._controls[request_id] = task
+                task.add_done_callback(lambda _t, rid=request_id: self._controls.pop(rid, None))
+            case ControlResponseFrame(response=reply):
+                if not self.channel.resolve(reply):
+                    self.note(f"ignored an answer to a request that is not waiting: {reply.request_id}")
+            case ControlCancelFrame(request_id=request_id):
+                task = self._controls.get(request_id)
+                if task is not None:
+                    task.cancel()
+
+    def _refuse(self, problem: BadFrame, lineno: int) -> None:
+        """A line that could not be read: whoever waits on it is told — a control request by its error response,
+        the request agentcli made by failing it, anything else by an error result in its turn's place."""
+        why = f"line {lineno} on stdin was not read: {problem}"
+        self.note(why)
+        match problem.kind, problem.request_id:
+            case "control_request", str(request_id):
+                self.channel.send(control_error(request_id, why))
+            case "control_response", str(request_id):
+                self.channel.fail(request_id, why)
+            case "control_response" | "control_cancel_request" | "keep_alive", _:
+                pass  # nobody waits for an answer to these
+            case _:
+                self.queue.put_nowait(Refusal(why))
 
     async def _control(self, frame: ControlRequestFrame) -> None:
         from agentcli.ui.protocol.control import handle_control
@@ -212,7 +243,10 @@ class ProtocolFace:
     async def serve(self, stdin: BinaryIO) -> int:
         read_lines(stdin, asyncio.get_running_loop(), self.on_line)
         while (frame := await self.queue.get()) is not None and not self.stopping:
-            await self.turn(frame)
+            if isinstance(frame, Refusal):
+                self.emit(refusal_result(self.engine().session_id, frame))
+            else:
+                await self.turn(frame)
         for task in list(self._controls.values()):
             task.cancel()
         if self._engine is not None:

@@ -13,9 +13,9 @@ from agentcli.ui.protocol.host import apply_updates, suggestion_updates
 
 
 def test_frames_are_told_apart_by_type():
-    user = parse_frame('{"type": "user", "message": {"role": "user", "content": "hi"}, "uuid": "u1"}')
+    user, _ = parse_frame('{"type": "user", "message": {"role": "user", "content": "hi"}, "uuid": "u1"}')
     assert isinstance(user, UserFrame) and user.message.content == "hi" and user.uuid == "u1"
-    request = parse_frame('{"type": "control_request", "request_id": "r1", "request": {"subtype": "interrupt"}}')
+    request, _ = parse_frame('{"type": "control_request", "request_id": "r1", "request": {"subtype": "interrupt"}}')
     assert isinstance(request, ControlRequestFrame) and request.subtype == "interrupt"
 
 

@@ -55,12 +55,13 @@ def test_queued_messages_run_in_order_and_closing_stdin_finishes_the_running_tur
     code, lines, err = _run(project, run_cli_env(server), [*STREAM, "--replay-user-messages"], stdin)
     assert code == 0, err
     results = [line for line in lines if line["type"] == "result"]
-    assert [r["result"] for r in results] == ["slow answer", "second answer"]
+    unreadable = "line 3 on stdin was not read: not valid JSON"
+    assert [r["result"].split(" (")[0] for r in results] == ["slow answer", unreadable, "second answer"]
+    assert results[1]["is_error"] and unreadable in err  # answered in its place in the queue
     assert results[0]["origin"] == {"kind": "human"} and results[0]["user_message_uuid"] == "u-1"
-    assert results[1]["user_message_uuids"] == ["u-2"]
+    assert results[2]["user_message_uuids"] == ["u-2"]
     replays = [line for line in lines if line["type"] == "user" and line.get("isReplay")]
     assert [r["uuid"] for r in replays] == ["u-1", "u-2"]
-    assert "ignored a line on stdin: not valid JSON" in err
     assert server.requests[1].body["messages"][1]["content"][0]["text"] == "slow answer"
 
 
