@@ -11,11 +11,12 @@ from pydantic import Field
 from agentcli.config.child_env import child_environment
 from agentcli.tools.base import Tool, ToolCall, ToolFailure, ToolInput, ToolOutput
 from agentcli.tools.commands import changes_directory
+from agentcli.tools.gitlinks import mark, planted
 from agentcli.tools.output import spill_path
 from agentcli.tools.process import run_shell
 from agentcli.tools.read_only import is_read_only
 from agentcli.tools.sandbox import Sandbox
-from agentcli.tools.sandbox_blocks import blocked_note
+from agentcli.tools.sandbox_blocks import blocked_note, planted_note
 from agentcli.tools.shell import ParsedCommand, parse_command
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -89,6 +90,7 @@ class BashTool(Tool):
         timeout_ms = min(max(tool_input.timeout or DEFAULT_TIMEOUT_MS, 1), MAX_TIMEOUT_MS)
         spill = spill_path(env.scratch_dir, call.tool_use_id, ".log") if env.scratch_dir is not None else None
         sandbox = _sandbox_for(env.sandbox, tool_input, notes)
+        index = mark(str(sandbox.project_dir)) if sandbox is not None else None
         try:
             result = await run_shell(
                 tool_input.command,
@@ -105,6 +107,8 @@ class BashTool(Tool):
             raise ToolFailure(f"Could not start the shell: {exc.strerror or exc}") from None
         if sandbox is not None and (note := blocked_note(sandbox, result.output, cwd)) is not None:
             notes.append(note)
+        if sandbox is not None and index is not None and (repositories := planted(str(sandbox.project_dir), index)):
+            notes.append(planted_note(repositories))
         env.state.shell_cwd = _next_cwd(result.final_cwd, cwd, project, notes)
         text = result.output.rstrip()
         if result.full_output_path is not None:

@@ -68,3 +68,13 @@ def _protected(path: str, mounts: list[Mount]) -> str | None:
 
 def _shown(path: str, project: Path) -> str:
     return os.path.relpath(path, project) if inside(path, str(project)) else path
+
+
+def planted_note(paths: list[str]) -> str:
+    """What to tell about embedded repositories a command registered (see :mod:`agentcli.tools.gitlinks`)."""
+    named = " and ".join(paths)
+    return (
+        f"Warning: the command added {named} to the git index as a submodule with a .git folder it made itself; "
+        f"git reads that folder's config (which can name programs to run) whenever git runs in this project. "
+        f"Check {paths[0]}/.git/config before running git here, or remove the folder."
+    )

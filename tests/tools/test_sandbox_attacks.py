@@ -278,3 +278,40 @@ def test_the_bare_repository_payload_is_read_when_planted_unsandboxed(tmp_path: 
     (control / "HEAD").write_text("ref: refs/heads/main\n")
     (control / "config").write_text("[core]\n\tpager = evil\n")
     assert "file:config" in _config_files(control), "the check above must be able to see a planted config"
+
+
+async def test_an_embedded_repository_registered_as_a_submodule_is_named(run_tool, repo: Path, boxed, marker: Path):
+    """No mount keeps a command from making ``sub/.git``; git reads its config once ``sub`` is in the index. The
+    result says so, naming the folder."""
+    identity = " ".join(GIT[1:])
+    command = (
+        f"mkdir sub && cd sub && git init -q && echo x > f && git add f && git {identity} commit -q -m s && cd .. && "
+        f"git add sub 2>/dev/null && printf '{evil_config(marker)}' >> sub/.git/config"
+    )
+    outcome = await run_tool("Bash", {"command": command}, tool_env=boxed)
+    assert "Warning: the command added sub to the git index as a submodule" in outcome.text, outcome.text
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("version", ["2", "3", "4"])
+def test_gitlinks_are_read_from_every_index_version(tmp_path: Path, version: str):
+    from agentcli.tools.gitlinks import gitlinks
+
+    top = tmp_path / "top"
+    (top / "deep" / "er").mkdir(parents=True)
+    for name in ("a.txt", "deep/b.txt", "deep/er/c.txt"):
+        (top / name).write_text(name)
+    repository(top)
+    for sub in ("deep/mod", "zz"):
+        inner = top / sub
+        inner.mkdir()
+        (inner / "f").write_text("x")
+        repository(inner)
+        git(top, "add", sub)
+    if version == "3":
+        git(top, "update-index", "--skip-worktree", "a.txt")
+    git(top, "update-index", "--index-version", version)
+    listed = git(top, "ls-files", "-s").stdout.splitlines()
+    expected = [line.split("\t", 1)[1] for line in listed if line.startswith("160000")]
+    assert expected == ["deep/mod", "zz"]
+    assert gitlinks(str(top / ".git" / "index")) == expected
