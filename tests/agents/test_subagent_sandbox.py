@@ -176,3 +176,37 @@ async def test_a_subagents_writes_are_in_the_sessions_checkpoints(sdk_options, p
         assert readme.read_text() == "rewritten\n" and created.read_text() == "new\n" and len(prompt_ids) == 1
         await client.rewind_files(prompt_ids[0])
     assert readme.read_text() == before and not created.exists()
+
+
+def test_a_subagent_keeps_the_file_checks_and_protected_paths(run_cli, fake_api, project: Path):
+    """The sub-agent reads for itself before it may write (what the session read does not count), a write of its
+    own makes the session's reading stale, and agentcli's settings stay a protected path even in acceptEdits."""
+    readme = str(project / "README.md")
+    settings = str(project / ".claude" / "settings.json")
+    server = fake_api(
+        {
+            "turns": [
+                main_turn([use("toolu_main_read", "Read", file_path=readme)]),
+                main_turn([task("toolu_task", "editor: change the readme")]),
+                sub_turn("editor:", [use("toolu_blind", "Write", file_path=readme, content="blind\n")]),
+                sub_turn("editor:", [use("toolu_sub_read", "Read", file_path=readme)]),
+                sub_turn(
+                    "editor:",
+                    [
+                        use("toolu_sub_write", "Write", file_path=readme, content="by the sub-agent\n"),
+                        use("toolu_hook", "Write", file_path=settings, content='{"hooks": {}}'),
+                    ],
+                ),
+                sub_turn("editor:", [text("edited")]),
+                main_turn([use("toolu_stale", "Write", file_path=readme, content="by the session\n")]),
+                main_turn([text("all done")]),
+            ]
+        }
+    )
+    result = run_json(run_cli, server, "--permission-mode", "acceptEdits")
+    assert result["result"] == "all done"
+    assert "has not been read yet" in result_text(server, "toolu_blind")
+    assert not result_of(server, "toolu_sub_write").get("is_error")
+    assert result_of(server, "toolu_hook").get("is_error") and not (project / ".claude").exists()
+    assert "modified since it was read" in result_text(server, "toolu_stale")
+    assert (project / "README.md").read_text() == "by the sub-agent\n"
