@@ -186,7 +186,7 @@ async def run_subagent(
                     error = event.error or event.reason
     finally:
         side.close()
-    structured = {
+    structured: dict[str, Any] = {
         "status": "failed" if error else "completed",
         "agentId": agent_id,
         "agentType": definition.name,
