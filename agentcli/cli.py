@@ -192,6 +192,9 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901
         return hooks_command(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
+    from agentcli.api.sdk import start_background_import
+
+    start_background_import()  # for what still needs the SDK; it waits until the first response is over
     if args.include_partial_messages and args.output_format != "stream-json":
         parser.error("--include-partial-messages needs --output-format stream-json")
     _check_session_flags(parser, args)

@@ -84,7 +84,7 @@ def agentcli_in_tmux(
         pytest.fail("tmux is required for the end-to-end test (.ci/run installs it)")
     terminal = Tmux(f"agentcli-test-{os.getpid()}-{time.monotonic_ns()}", scrollback=scrollback)
     env = {key: os.environ[key] for key in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "PATH") if key in os.environ}
-    env.update(TERM="xterm-256color", PYTHONPATH=str(REPO), **env_extra)
+    env.update({"TERM": "xterm-256color", "PYTHONPATH": str(REPO), **env_extra})  # a caller may add to the path
     exports = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
     arguments = " ".join(shlex.quote(arg) for arg in args)
     command = (
