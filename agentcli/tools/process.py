@@ -3,8 +3,10 @@
 The command runs in its own process group (and session, where agentcli has a terminal): it and everything it
 starts share that group.
 When it times out, is cancelled, or finishes while leaving background children behind, the whole group gets
-SIGTERM, then SIGKILL, and the call returns only once the group is gone. Output is read as it arrives, capped
-(start and end kept), optionally copied in full to a file, and reported as progress.
+SIGTERM, then SIGKILL, and the call returns only once the group is gone (or, for what will not die, after a
+bounded wait). Output is read as it arrives, capped (start and end kept), streamed to a capped spill file, and
+reported as progress: memory stays flat whatever the command prints. Nothing the command can touch is opened in a
+way that waits: its cwd file is read only if it is still a regular file of ours.
 """
 
 from __future__ import annotations

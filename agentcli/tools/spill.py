@@ -22,8 +22,8 @@ from agentcli.tools.output import private_folders
 from agentcli.tools.untrusted_files import create_private
 
 MAX_SAVED_CHARS = 64_000_000
-"""The most of an output that is saved (about 64 MB): enough to read or search, and a runaway command cannot
-fill the disk."""
+"""The most of an output that is saved, in characters (64 MB of plain text): enough to read or search, and a
+runaway command cannot fill the disk."""
 PIECE_CHARS = 1 << 20
 OVERLAP_CHARS = 16_384
 """Text kept back after a cut: longer than any credential format or private key block redaction looks for."""
