@@ -33,9 +33,16 @@ def blocked_note(sandbox: Sandbox, output: str, cwd: Path) -> str | None:
         return None
     mounts = sandbox.protected_paths()
     blocked: list[str] = []
+    git_dir = os.path.join(sandbox.project_dir, ".git")
     for line in lines[:50]:
         for candidate in _candidates(line):
-            hit = _protected(os.path.join(cwd, os.path.expanduser(candidate)), mounts)
+            named = os.path.expanduser(candidate)
+            hit = _protected(os.path.join(cwd, named), mounts)
+            if hit is None and not os.path.lexists(os.path.join(cwd, named)):
+                # git names its own files bare ("unable to write symref for HEAD"): try them in .git, where only
+                # a protected entry counts (any word would lie inside the .git folder itself)
+                hit = _protected(os.path.join(git_dir, named), mounts)
+                hit = None if hit == os.path.realpath(git_dir) else hit
             if hit is not None and hit not in blocked:
                 blocked.append(hit)
     if not blocked:
@@ -53,7 +60,7 @@ def _candidates(line: str) -> list[str]:
     """Paths a message may name: quoted ones, and the parts between ``: `` (``bash: .git/config: Read-only…``)."""
     quoted = [next(group for group in match.groups() if group) for match in _QUOTED.finditer(line)]
     parts = [part.strip() for part in line.split(": ")]
-    words = [word.strip("'\"‘’,;") for word in line.split()]
+    words = [word.strip("'\"‘’,;:") for word in line.split()]
     return list(dict.fromkeys(candidate for candidate in [*quoted, *parts, *words] if 0 < len(candidate) < 4096))
 
 

@@ -188,7 +188,8 @@ async def test_a_nested_user_namespace_cannot_unmount_the_protection(run_tool, r
 async def test_mcp_json_and_a_project_without_git(run_tool, project: Path, boxed, marker: Path):
     command = f"echo '{{\"mcpServers\": {{}}}}' > .mcp.json; git init -q; printf '{evil_config(marker)}' > .git/config"
     outcome = await run_tool("Bash", {"command": command}, tool_env=boxed)
-    assert "The sandbox protects .mcp.json and .git:" in outcome.text
+    note = outcome.text.splitlines()[-2]
+    assert note.startswith("The sandbox protects ") and ".mcp.json" in note and ".git" in note
     gone(project / ".mcp.json", project / ".git")
     git(project, "status")
     assert not marker.exists()
@@ -315,3 +316,11 @@ def test_gitlinks_are_read_from_every_index_version(tmp_path: Path, version: str
     expected = [line.split("\t", 1)[1] for line in listed if line.startswith("160000")]
     assert expected == ["deep/mod", "zz"]
     assert gitlinks(str(top / ".git" / "index")) == expected
+
+
+async def test_switching_branches_inside_is_refused_and_named(run_tool, repo: Path, boxed):
+    """HEAD is read-only inside (a git folder must stay one): a checkout says which path, and how to allow it."""
+    outcome = await run_tool("Bash", {"command": "git checkout -q -b feature"}, tool_env=boxed)
+    assert "unable to write symref for HEAD: Device or resource busy" in outcome.text
+    assert "The sandbox protects .git/HEAD:" in outcome.text
+    assert git(repo, "branch", "--show-current").stdout.strip() in ("main", "master")
