@@ -39,6 +39,8 @@ class RewindOutcome:
             parts.append("The conversation is back to before that prompt")
         if self.restored:
             parts.append(f"restored {len(self.restored)} file{'s' if len(self.restored) != 1 else ''}")
+        if self.problems:
+            parts.append("not everything could be restored (see why below)")
         text = "; ".join(parts) or "Nothing to restore"
         return text[0].upper() + text[1:] + "."
 

@@ -75,3 +75,25 @@ async def test_esc_twice_rewinds_the_files_only(make_app, project: Path, unhurri
         await wait_for(pilot, lambda: "Restored 1 file" in screen_text(app))
         assert app.session_id == session
         await wait_for(pilot, lambda: "change notes" in screen_text(app))
+
+
+async def test_rewind_refuses_to_restore_through_a_link_planted_since(make_app, project: Path):
+    """After the edits, the tracked file is replaced by a symlink to ``~/.bashrc`` (what a sandboxed command can
+    do): restoring it is refused and named, and the start-up file keeps its text."""
+    notes = project / "notes.txt"
+    bashrc = Path.home() / ".bashrc"
+    bashrc.write_text("export SAFE=1\n")
+    app, _server = make_app(two_prompts_of_edits(notes), permission_mode="acceptEdits")
+    async with app.run_test(size=SIZE) as pilot:
+        await send_both_prompts(pilot)
+        notes.unlink()
+        notes.symlink_to(bashrc)
+        await send(pilot, "/rewind")
+        await wait_for(pilot, lambda: "Rewind to before which prompt?" in screen_text(app))
+        await pilot.press("enter")  # the latest prompt
+        await wait_for(pilot, lambda: "What should go back?" in screen_text(app))
+        await pilot.press("down", "down", "enter")  # files only
+        await wait_for(pilot, lambda: "Not everything could be restored" in screen_text(app))
+        said = " ".join(screen_text(app).split())  # the notice wraps: compare its words
+        assert "notes.txt is a symbolic link to" in said and "remove the link, then rewind again" in said
+    assert bashrc.read_text() == "export SAFE=1\n" and notes.is_symlink()
