@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agentcli.config.paths import claude_dir, config_dir, data_dir
+from agentcli.tools.command_words import real
 from agentcli.tools.protected import HOME_ENTRIES, ROOT_ENTRIES
 
 ANY_DEPTH_NAMES = frozenset(
@@ -35,7 +36,7 @@ def protected_reason(path: Path, project_dir: Path, home: Path) -> str | None:
 
     Callers pass the path as written and again with symlinks resolved: either being protected protects it."""
     for folder in agentcli_dirs():
-        if path == folder or path.is_relative_to(folder):
+        if path.is_relative_to(folder) or path.is_relative_to(real(folder)):
             return f"{path} is in {folder}, a settings folder of agentcli or Claude Code"
     if path.is_relative_to(home) and path != home:
         below_home = path.relative_to(home)

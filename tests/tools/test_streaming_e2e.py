@@ -239,7 +239,7 @@ async def test_headless_denials_are_explained_and_listed(fake_api, make_engine, 
     messages = await collect(engine, "go")
     blocks = server.requests[1].body["messages"][2]["content"]
     assert blocks[0]["is_error"] and "running non-interactively" in blocks[0]["content"]
-    assert '--allowedTools "Bash(npm install:*)"' in blocks[0]["content"]
+    assert '--allowedTools "Bash(npm install left-pad)"' in blocks[0]["content"]  # an install is never widened
     assert blocks[1]["is_error"] and "Write" in blocks[1]["content"]
     assert without_cache_control(blocks[2]) == {"type": "tool_result", "tool_use_id": "toolu_ls", "content": "app.py"}
     assert [d["tool_use_id"] for d in messages[-1]["permission_denials"]] == ["toolu_npm", "toolu_edit"]
@@ -289,7 +289,8 @@ async def test_plan_mode_from_project_settings(fake_api, make_engine, project: P
     assert messages[0]["permissionMode"] == "plan"
     blocks = server.requests[1].body["messages"][2]["content"]
     assert "plan mode" in blocks[0]["content"] and (project / "src").exists()
-    assert "denied by the rule Read(./README.md) (projectSettings)" in blocks[1]["content"]
+    settings = project / ".agentcli" / "settings.json"
+    assert f"denied by the rule Read(./README.md) (projectSettings: {settings})" in blocks[1]["content"]
 
 
 def test_cli_permission_flags(run_cli, fake_api, project: Path):
