@@ -12,16 +12,18 @@ import asyncio
 import contextlib
 import importlib
 import os
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agentcli.mcp.config import HttpServer, SdkServer, ServerSpec, SseServer, StdioServer
 from agentcli.mcp.hosted import NOT_DRIVEN, HostedSend, hosted_transport
+from agentcli.mcp.stdio import StderrTail, stdio_transport
 
 Status = Literal["pending", "connected", "failed", "disabled"]
 DEFAULT_START_TIMEOUT_S = 30.0
 STDERR_TAIL_CHARS = 600
+CLOSE_TIMEOUT_S = 10.0
+"""The most a connected server's shutdown may take (the transport's grace periods fit well within it)."""
 
 
 async def import_client() -> Any:
@@ -64,7 +66,8 @@ class McpConnection:
         self._client: Any = None
         self._closing = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-        self._stderr: Any = None
+        self.stderr = StderrTail()
+        """The end of what the server wrote to stderr (stdio servers), for its error messages."""
         self._http_client: Any = None
         self._hosted = hosted
         """How an SDK-hosted server is reached (None when no program drives agentcli over the SDK protocol)."""
@@ -108,8 +111,6 @@ class McpConnection:
             self._fail(_describe(exc))
         finally:
             self._client = None
-            if self._stderr is not None:
-                self._stderr.close()
             if self._http_client is not None:
                 await self._http_client.aclose()
 
@@ -121,15 +122,7 @@ class McpConnection:
         self.ready.set()
 
     def _stderr_tail(self) -> str:
-        if self._stderr is None or self._stderr.closed:
-            return ""
-        try:
-            self._stderr.flush()
-            self._stderr.seek(0)
-            text = self._stderr.read().decode("utf-8", "replace").strip()
-        except (OSError, ValueError):
-            return ""
-        return " ".join(text[-STDERR_TAIL_CHARS:].split())
+        return " ".join(self.stderr.text()[-STDERR_TAIL_CHARS:].split())
 
     async def _transport(self) -> Any:
         config = self.spec.config
@@ -137,16 +130,11 @@ class McpConnection:
             assert self._hosted is not None
             return hosted_transport(self.name, self._hosted)
         if isinstance(config, StdioServer):
-            from mcp.client.stdio import StdioServerParameters, stdio_client
-
-            self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 -- open for the whole connection, closed in _run
-            params = StdioServerParameters(
-                command=config.command,
-                args=config.args,
-                env={**config.env, **_plugin_env(self.spec)} or None,
-                cwd=config.cwd or self._project_dir,
+            env = {**config.env, **_plugin_env(self.spec)}
+            # A server that never connected is killed at once when it stops; a connected one may exit in its time.
+            return stdio_transport(
+                config, env, config.cwd or self._project_dir, self.stderr, lambda: self.status != "connected"
             )
-            return stdio_client(params, errlog=self._stderr)
         from mcp.shared._httpx_utils import create_mcp_http_client
 
         if isinstance(config, SseServer):
@@ -202,12 +190,16 @@ class McpConnection:
         return f"MCP server {self.name} is not connected ({self.error or 'failed'})"
 
     async def aclose(self) -> None:
+        """Stop the server: a connected one is asked to exit; one still starting is stopped (and killed) now, so
+        no exit waits for a server that may never finish its handshake."""
         self._closing.set()
         task = self._task
         if task is None or task.done():
             return
+        if self.status != "connected":
+            task.cancel()
         try:
-            await asyncio.wait_for(asyncio.shield(task), timeout=5)
+            await asyncio.wait_for(asyncio.shield(task), timeout=CLOSE_TIMEOUT_S)
         except TimeoutError:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -1,7 +1,9 @@
 """A tiny MCP server for the tests: stdio by default, ``--http PORT_FILE`` or ``--sse PORT_FILE`` over loopback.
 
 ``DEMO_CRASH=1`` makes it exit before answering anything; ``DEMO_GATE=FILE`` makes it wait for FILE to exist
-before it starts serving (a slow server).
+before it starts serving (a slow server); ``DEMO_STDERR_MB=N`` makes it write N MB to stderr first;
+``DEMO_PID_FILE=FILE`` makes it write its pid there; ``DEMO_SILENT=1`` makes it read its stdin and never answer (a
+server that never finishes its handshake; it ignores SIGTERM and the end of its input too).
 """
 
 from __future__ import annotations
@@ -34,6 +36,28 @@ def crash() -> str:
     os._exit(1)
 
 
+@server.tool()
+def shout(megabytes: int) -> str:
+    """Write that many megabytes to stderr, then answer."""
+    flood(megabytes)
+    return "shouted"
+
+
+def flood(megabytes: int) -> None:
+    line = b"noise " * 170 + b"\n"  # about 1 KB
+    for _ in range(megabytes * 1024):
+        sys.stderr.buffer.write(line)
+    sys.stderr.buffer.write(b"demo server: last words\n")
+    sys.stderr.buffer.flush()
+
+
+def never_answer() -> None:
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    time.sleep(300)  # until killed; gone by itself in the end should a test leave it behind
+
+
 @server.prompt()
 def review(topic: str) -> str:
     """Ask for a review of a topic."""
@@ -47,6 +71,12 @@ def notes() -> str:
 
 
 def main() -> None:
+    if pid_file := os.environ.get("DEMO_PID_FILE"):
+        Path(pid_file).write_text(str(os.getpid()))
+    if os.environ.get("DEMO_STDERR_MB"):
+        flood(int(os.environ["DEMO_STDERR_MB"]))
+    if os.environ.get("DEMO_SILENT"):
+        never_answer()
     if os.environ.get("DEMO_CRASH"):
         sys.stderr.write("demo server: refusing to start (DEMO_CRASH is set)\n")
         sys.exit(3)
