@@ -39,7 +39,11 @@ class Placeholders:
         self._registered = False
         self._generation = 0
         """Counts holds: a cleanup scheduled before the latest one is stale."""
-        self._timer: threading.Timer | None = None
+        self._wake = threading.Condition(self._lock)
+        self._deadline: float | None = None
+        self._scheduled = 0
+        """The generation the pending cleanup was scheduled at."""
+        self._worker: threading.Thread | None = None
 
     @property
     def standing(self) -> frozenset[str]:
@@ -80,17 +84,32 @@ class Placeholders:
                 self._schedule()
 
     def _schedule(self) -> None:
-        """Clean up after ``IDLE_S`` unless another command starts meanwhile (called with the lock held)."""
-        if self._timer is not None:
-            self._timer.cancel()
-        self._timer = threading.Timer(IDLE_S, self._tidy_if, (self._generation,))
-        self._timer.daemon = True
-        self._timer.start()
+        """Clean up after ``IDLE_S`` unless another command starts meanwhile (called with the lock held). One
+        worker thread for the session waits for the moment: starting a thread per command would make each wait
+        for the scheduler on a busy machine."""
+        if not self._made:
+            return
+        self._deadline = time.monotonic() + IDLE_S
+        self._scheduled = self._generation
+        if self._worker is None:
+            self._worker = threading.Thread(target=self._work, name="agentcli-placeholders", daemon=True)
+            self._worker.start()
+        else:
+            self._wake.notify()
 
-    def _tidy_if(self, generation: int) -> None:
+    def _work(self) -> None:
         with self._lock:
-            if generation == self._generation:
-                self._tidy(grace=True)
+            while True:
+                if self._deadline is None:
+                    self._wake.wait()
+                    continue
+                remaining = self._deadline - time.monotonic()
+                if remaining > 0:
+                    self._wake.wait(remaining)
+                    continue
+                self._deadline = None
+                if self._scheduled == self._generation:
+                    self._tidy(grace=True)
 
     def tidy(self) -> None:
         """Remove the placeholders now if no sandboxed command of the session runs (at exit, and on request: no
