@@ -85,7 +85,9 @@ class Verdict:
 
     @property
     def suggestions(self) -> tuple[str, ...]:
-        return tuple(str(rule) for rule in self.grants)
+        """The grants as rule texts a driving program may send back; an exact grant whose text holds a ``*`` is
+        left out, since as a rule that ``*`` would be a wildcard."""
+        return tuple(str(rule) for rule in self.grants if not (rule.literal and "*" in (rule.specifier or "")))
 
 
 HookDecision = tuple[Literal["allow", "ask"], str]

@@ -446,7 +446,7 @@ def _to_allow(verdict: Verdict) -> str:
     if verdict.allow_hint:
         return f" To allow it: {verdict.allow_hint}."
     if verdict.grants:
-        return f" To allow it, add {allow_line(verdict.suggestions)}."
+        return f" To allow it, add {allow_line([str(rule) for rule in verdict.grants])}."
     return ""
 
 

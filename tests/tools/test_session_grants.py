@@ -165,3 +165,16 @@ async def test_headless_refuses_unless_a_written_rule_names_the_command(project:
     )
     other = await policy(BASH, {"command": "npm test -- --all", "dangerouslyDisableSandbox": True}, _call(env))
     assert other.behavior == "deny"
+
+
+async def test_a_star_in_an_exact_grant_never_reaches_a_driving_program_as_a_wildcard(project: Path):
+    env = ToolEnv(project)
+    verdict = PermissionPolicy(project).evaluate(BASH, {"command": "rm -f *.pyc && make"}, env)
+    assert [str(rule) for rule in verdict.grants] == ["Bash(rm -f *.pyc)", "Bash(make)"]
+    assert verdict.suggestions == ("Bash(make)",)
+    loop = "for f in *; do cat $f; done"
+    denied = await PermissionPolicy(project)(BASH, {"command": loop}, _call(env))
+    assert f'--allowedTools "Bash({loop})"' in denied.message
+    written = PermissionPolicy(project, rules=[parse_rule(f"Bash({loop})", "allow", "cliArg")])
+    assert written.evaluate(BASH, {"command": loop}, env).behavior == "allow"
+    assert written.evaluate(BASH, {"command": "for f in *; do rm $f; done"}, env).behavior == "ask"
