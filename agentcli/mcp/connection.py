@@ -21,6 +21,7 @@ from agentcli.mcp.stdio import StderrTail, stdio_transport
 
 Status = Literal["pending", "connected", "failed", "disabled"]
 DEFAULT_START_TIMEOUT_S = 30.0
+DEFAULT_TOOL_TIMEOUT_S = 30 * 60.0
 STDERR_TAIL_CHARS = 600
 CLOSE_TIMEOUT_S = 10.0
 """The most a connected server's shutdown may take (the transport's grace periods fit well within it)."""
@@ -34,10 +35,19 @@ async def import_client() -> Any:
 
 def start_timeout_s() -> float:
     """``MCP_TIMEOUT`` (milliseconds, Claude Code's variable), else 30 s."""
+    return _milliseconds("MCP_TIMEOUT", DEFAULT_START_TIMEOUT_S)
+
+
+def tool_timeout_s() -> float:
+    """``MCP_TOOL_TIMEOUT`` (milliseconds, Claude Code's variable): how long one tool call may take, else 30 min."""
+    return _milliseconds("MCP_TOOL_TIMEOUT", DEFAULT_TOOL_TIMEOUT_S)
+
+
+def _milliseconds(variable: str, default_s: float) -> float:
     try:
-        return max(int(os.environ["MCP_TIMEOUT"]), 1) / 1000
+        return max(int(os.environ[variable]), 1) / 1000
     except (KeyError, ValueError):
-        return DEFAULT_START_TIMEOUT_S
+        return default_s
 
 
 @dataclass
@@ -152,8 +162,15 @@ class McpConnection:
         client = self._client
         if client is None or self.status != "connected":
             raise ServerUnavailable(self.unavailable_reason())
+        limit = tool_timeout_s()
         try:
-            return await client.call_tool(tool, arguments)
+            async with asyncio.timeout(limit):
+                return await client.call_tool(tool, arguments)
+        except TimeoutError:
+            raise ServerUnavailable(
+                f"MCP server {self.name} did not answer {tool} within {limit:g} s (MCP_TOOL_TIMEOUT, in milliseconds, "
+                "sets the limit)"
+            ) from None
         except asyncio.CancelledError:
             raise
         except Exception as exc:

@@ -37,6 +37,15 @@ def crash() -> str:
 
 
 @server.tool()
+def stall(gate: str) -> str:
+    """Answer once the file ``gate`` exists (at most two minutes)."""
+    deadline = time.monotonic() + 120
+    while not Path(gate).exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return "done stalling"
+
+
+@server.tool()
 def shout(megabytes: int) -> str:
     """Write that many megabytes to stderr, then answer."""
     flood(megabytes)

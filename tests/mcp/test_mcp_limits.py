@@ -99,3 +99,30 @@ def test_print_mode_ends_without_waiting_for_a_server_still_starting(fake_api, p
     assert out.strip() == "hello there"
     pid = int(pid_file.read_text())
     assert not _alive(pid), "the server still starting was left running"
+
+
+async def test_a_tool_call_past_its_deadline_is_an_error_and_the_server_stays(
+    fake_api, make_engine, monkeypatch, tmp_path: Path
+):
+    gate = tmp_path / "gate"
+    server = fake_api(
+        {
+            "turns": [
+                {"content": [call("toolu_stall", "mcp__demo__stall", {"gate": str(gate)})]},
+                {"content": [call("toolu_add", "mcp__demo__add", {"a": 1, "b": 2})]},
+                {"content": [{"type": "text", "text": "Done."}]},
+            ]
+        }
+    )
+    engine = make_engine(server, mcp_config=[stdio_config()], allowed_tools=["mcp__demo"])
+    await started(engine)
+    monkeypatch.setenv("MCP_TOOL_TIMEOUT", "300")
+    try:
+        messages = await collect(engine, "stall")
+    finally:
+        gate.write_text("open")  # the server's stalled call ends by itself either way
+    [stalled] = tool_results(server.requests[1].body)
+    assert stalled["is_error"] and "within 0.3 s (MCP_TOOL_TIMEOUT" in stalled["content"]
+    [added] = tool_results(server.requests[2].body)
+    assert added["content"] == "1 + 2 = 3"  # the same connection answers the next call
+    assert messages[-1]["result"] == "Done."
