@@ -5,15 +5,16 @@ a submodule: git then runs ``git status`` inside ``sub`` whenever the user runs 
 config (``core.fsmonitor`` is a program). The index must stay writable for ``git add`` to work, and no mount can
 keep a folder named ``.git`` from being made, so this is found afterwards: when the index changed during the
 command, its gitlinks are read (the index file itself, no git process: git would run the planted config) and
-each whose ``.git`` folder changed since the command started is named in the result.
+each one the command added whose folder has a ``.git`` is named in the result. The index is read again only when
+it changed, so a command that leaves it alone costs two ``stat`` calls.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import struct
-import time
 from dataclasses import dataclass
 
 MAX_INDEX_BYTES = 64 * 1024 * 1024
@@ -23,11 +24,11 @@ _ENTRY_FIXED = 40  # ctime, mtime (8 each), dev, ino, mode, uid, gid, size (4 ea
 
 @dataclass(frozen=True, slots=True)
 class IndexMark:
-    """The index as it was when a command started, and when that was."""
+    """The index as it was when a command started: its ``stat`` and its gitlinks."""
 
     git_dir: str | None
-    stat: tuple[int, int, int] | None
-    started_ns: int
+    stat: tuple[int, int, int, int] | None
+    links: frozenset[str]
 
 
 def git_dir_of(project: str) -> str | None:
@@ -42,48 +43,40 @@ def git_dir_of(project: str) -> str | None:
     return None
 
 
-def _index_stat(git_dir: str | None) -> tuple[int, int, int] | None:
+def _index_stat(git_dir: str | None) -> tuple[int, int, int, int] | None:
+    """Identity, size and times (ctime too: a command may set the mtime back, never the ctime)."""
     if git_dir is None:
         return None
     try:
         info = os.stat(os.path.join(git_dir, "index"))
     except OSError:
         return None
-    return (info.st_ino, info.st_size, info.st_mtime_ns)
+    return (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
 def mark(project: str) -> IndexMark:
     git_dir = git_dir_of(project)
-    return IndexMark(git_dir, _index_stat(git_dir), _now_ns())
+    stat = _index_stat(git_dir)
+    links = _links(os.path.join(git_dir, "index"), stat) if git_dir is not None and stat is not None else frozenset()
+    return IndexMark(git_dir, stat, links)
 
 
-def _now_ns() -> int:
-    """A little before now: file times come from a coarse clock that may lag the precise one by a tick."""
-    return time.time_ns() - 50_000_000
+@functools.lru_cache(maxsize=8)
+def _links(index_path: str, stat: tuple[int, int, int, int]) -> frozenset[str]:
+    """The gitlinks of the index as it is at ``stat`` (read once per change of the file)."""
+    return frozenset(gitlinks(index_path))
 
 
 def planted(project: str, before: IndexMark) -> list[str]:
-    """Submodules the index gained whose own ``.git`` folder was made or changed since ``before``."""
-    if before.git_dir is None or _index_stat(before.git_dir) in (None, before.stat):
+    """Submodules the index gained since ``before`` whose folder holds a ``.git`` (a folder, or a file naming
+    one): a repository git will look into."""
+    if before.git_dir is None:
         return []
-    found = []
-    for path in gitlinks(os.path.join(before.git_dir, "index")):
-        inner = os.path.join(project, path, ".git")
-        with contextlib.suppress(OSError):
-            info = os.lstat(inner)
-            config = os.path.join(inner, "config")
-            changed = max(info.st_mtime_ns, info.st_ctime_ns, _mtime(config))
-            if os.path.isdir(inner) and changed >= before.started_ns:
-                found.append(path)
-    return found
-
-
-def _mtime(path: str) -> int:
-    try:
-        info = os.lstat(path)
-    except OSError:
-        return 0
-    return max(info.st_mtime_ns, info.st_ctime_ns)
+    stat = _index_stat(before.git_dir)
+    if stat is None or stat == before.stat:
+        return []
+    added = _links(os.path.join(before.git_dir, "index"), stat) - before.links
+    return sorted(path for path in added if os.path.lexists(os.path.join(project, path, ".git")))
 
 
 def gitlinks(index_path: str) -> list[str]:

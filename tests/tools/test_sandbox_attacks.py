@@ -294,6 +294,22 @@ async def test_an_embedded_repository_registered_as_a_submodule_is_named(run_too
     assert not marker.exists()
 
 
+async def test_an_embedded_repository_planted_in_two_steps_is_named(run_tool, repo: Path, boxed):
+    """The repository made (with a ``.git`` file naming a folder elsewhere) in one command, registered in the
+    next: the second is named, whatever the files' times say."""
+    identity = " ".join(GIT[1:])
+    first = (
+        f"git init -q --separate-git-dir=.hidden-gitdir sub && cd sub && echo x > f && git add f && "
+        f"git {identity} commit -q -m s && touch -d 2000-01-01 ../.hidden-gitdir/config .git && cd .."
+    )
+    made = await run_tool("Bash", {"command": first}, tool_env=boxed)
+    assert made.ok and "Warning" not in made.text, made.text
+    registered = await run_tool("Bash", {"command": "git add sub 2>/dev/null; git status --short"}, tool_env=boxed)
+    assert "Warning: the command added sub to the git index as a submodule" in registered.text
+    untouched = await run_tool("Bash", {"command": "git status --short"}, tool_env=boxed)
+    assert "Warning" not in untouched.text, "named once, by the command that registered it"
+
+
 @pytest.mark.parametrize("version", ["2", "3", "4"])
 def test_gitlinks_are_read_from_every_index_version(tmp_path: Path, version: str):
     from agentcli.tools.gitlinks import gitlinks
