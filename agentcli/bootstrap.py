@@ -235,6 +235,7 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
         read_denied=policy.read_denied,
     )
     env.state.shells = BackgroundShells()
+    env.state.read_files.update(getattr(session, "read_files", {}))  # a resumed session's reads still count
     memory = memory_files(project_dir, trusted=settings.trusted, denied=policy.read_denied)
     loaded = {item.path.resolve() for item in memory}
     env.state.memory = NestedMemory(loaded, trusted=settings.trusted, denied=policy.read_denied)

@@ -113,19 +113,20 @@ MAX_CHANGE_LINES = 40
 def refresh(target: FileTarget, file: AnchoredFile, state: SessionToolState) -> tuple[DecodedText, str | None]:
     """The file's current text for an Edit, and a note for the model when it changed on disk since it was read
     (a formatter hook, the user): the new text becomes what the model has seen, so the Edit is judged against it
-    rather than refused. Raises ToolFailure when the model never read the file."""
+    rather than refused. Raises ToolFailure when the model never read the file, or when it changed and what the
+    model saw of it is not known (no diff to tell)."""
     current, seen, info = _current(target, file, state)
     if seen is None:
         return current, None
+    if seen.content is None:  # what the model saw is not known (a partial read, a resumed session): nothing to diff
+        raise ToolFailure(CHANGED)
     state.read_files[str(target.shown)] = FileSnapshot(info.st_mtime_ns, info.st_size, current.text)
     return current, changed_note(target.shown, seen.content, current.text)
 
 
-def changed_note(path: Path, before: str | None, after: str) -> str:
+def changed_note(path: Path, before: str, after: str) -> str:
     """What the model is told about a file that changed under it: a short diff of the change."""
     head = f"Note: {path} was changed on disk after you read it (by the user, a hook or a formatter)."
-    if before is None:
-        return f"{head} Its current content was used for this edit; read it again to see it all."
     lines = list(difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=1))[2:]
     if len(lines) > MAX_CHANGE_LINES:
         lines = [*lines[:MAX_CHANGE_LINES], f"… {len(lines) - MAX_CHANGE_LINES} more diff lines"]
