@@ -72,7 +72,8 @@ async def stdio_transport(
         async with to_client:
             try:
                 async for line in _lines(stdout):
-                    await to_client.send(_message(line))
+                    if line.strip():
+                        await to_client.send(_message(line))
             except MessageTooLong as exc:
                 await to_client.send(exc)
             except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
@@ -108,10 +109,12 @@ async def stdio_transport(
 async def _lines(stdout: Any) -> AsyncIterator[bytes]:
     pending = bytearray()
     async for chunk in stdout:
+        searched = len(pending)  # what is pending holds no newline: only the new chunk is searched
         pending += chunk
-        while (end := pending.find(b"\n")) != -1:
+        while (end := pending.find(b"\n", searched)) != -1:
             yield bytes(pending[:end])
             del pending[: end + 1]
+            searched = 0
         if len(pending) > MAX_MESSAGE_BYTES:
             raise MessageTooLong(f"the server wrote a line longer than {MAX_MESSAGE_BYTES:,} bytes")
 

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
 from agentcli.mcp.stdio import STDERR_TAIL_BYTES
 from tests.conftest import collect
@@ -126,3 +127,25 @@ async def test_a_tool_call_past_its_deadline_is_an_error_and_the_server_stays(
     [added] = tool_results(server.requests[2].body)
     assert added["content"] == "1 + 2 = 3"  # the same connection answers the next call
     assert messages[-1]["result"] == "Done."
+
+
+async def test_a_stdout_line_without_end_is_cut_off_at_the_message_limit():
+    import pytest
+
+    from agentcli.mcp.stdio import MAX_MESSAGE_BYTES, MessageTooLong, _lines
+
+    sent = 0
+    chunk = b"x" * 65536
+
+    async def endless() -> Any:
+        nonlocal sent
+        yield b'{"jsonrpc": "2.0"}\n{"partial'
+        while sent <= 2 * MAX_MESSAGE_BYTES:  # bounded, should the limit not hold
+            sent += len(chunk)
+            yield chunk
+
+    read = []
+    with pytest.raises(MessageTooLong):
+        async for line in _lines(endless()):
+            read.append(line)
+    assert read == [b'{"jsonrpc": "2.0"}'] and sent <= MAX_MESSAGE_BYTES + len(chunk)
