@@ -235,7 +235,9 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
         read_denied=policy.read_denied,
     )
     env.state.shells = BackgroundShells()
-    env.state.read_files.update(getattr(session, "read_files", {}))  # a resumed session's reads still count
+    if session is not None:  # a resumed session's reads and todo list still count
+        env.state.read_files.update(session.tools.read_files)
+        env.state.todos = list(session.tools.todos)
     memory = memory_files(project_dir, trusted=settings.trusted, denied=policy.read_denied)
     loaded = {item.path.resolve() for item in memory}
     env.state.memory = NestedMemory(loaded, trusted=settings.trusted, denied=policy.read_denied)

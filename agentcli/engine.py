@@ -82,6 +82,7 @@ class QueryEngine:
             config.context,
             hooks=config.hooks.runner if config.hooks is not None else None,
             user_context=config.user_context,
+            permission_mode=lambda: self.config.permission_mode,
         )
 
     @property

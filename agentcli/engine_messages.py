@@ -14,7 +14,7 @@ from agentcli import sdk_messages as sdk
 from agentcli.engine_config import EngineConfig
 from agentcli.events import Compacted
 from agentcli.hooks.runner import HookOutcome
-from agentcli.session.file_state import boundary_record
+from agentcli.session.tool_state import boundary_record
 from agentcli.usage import UsageTracker
 
 Message = dict[str, Any]
@@ -83,7 +83,7 @@ class Outbox:
                     "pre_tokens": event.pre_tokens,
                     "post_tokens": event.post_tokens,
                 },
-                "readFiles": boundary_record(self.config.tool_env.state.read_files),
+                **boundary_record(self.config.tool_env.state),
             }
         )
         self.record(boundary)

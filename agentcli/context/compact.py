@@ -9,7 +9,7 @@ blocking limit after that, nothing is sent and the user gets a clear error.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,7 @@ from agentcli.context.compact_messages import (
 from agentcli.context.conversation import Conversation
 from agentcli.context.fit import Fitted, Refusal, fit_history, refusal_sizes
 from agentcli.context.microcompact import microcompact
+from agentcli.context.reattach import invoked_skills
 from agentcli.context.thresholds import Thresholds, thresholds
 from agentcli.context.tokens import (
     LARGE_CONTEXT_WINDOW,
@@ -88,6 +89,7 @@ class Compactor:
         *,
         hooks: HookRunner | None = None,
         user_context: str | None = None,
+        permission_mode: Callable[[], str] = lambda: "default",
     ) -> None:
         self.client = client
         self.retry_policy = retry_policy
@@ -97,6 +99,8 @@ class Compactor:
         self.user_context = user_context
         """Environment and memory files (:mod:`agentcli.context.user_context`), put back at the head of every new
         history so the rules survive the compaction in the form they first arrived."""
+        self.permission_mode = permission_mode
+        """The session's mode as it is now (plan mode is put back after a compaction)."""
         self.auto_enabled = self.settings.auto_compact
         self.failures = 0
         self.count = 0
@@ -263,6 +267,7 @@ class Compactor:
                 yield event
             return
         conversation.replace(messages)
+        self._forget_memory_left_out(messages)
         post_tokens = conversation.context_tokens(overhead)
         self.failures = 0
         self.count += 1
@@ -390,11 +395,22 @@ class Compactor:
             read_files=list(state.read_files),
             tail=tail,
             budget_tokens=part,
+            skills=invoked_skills(messages[:start]),
+            memory=list(state.memory.sent) if state.memory is not None else [],
+            permission_mode=self.permission_mode(),
         )
         compacted = sum(estimate_message(m) for m in [first, *tail])
         if pinned is not None:
             compacted -= estimate_message(messages[pinned])
         return prepend_user_context([first, *tail], self.user_context), compacted
+
+    def _forget_memory_left_out(self, messages: list[Message]) -> None:
+        """Nested memory files the new history does not hold are sent again when the model next works there."""
+        memory = self.tool_env.state.memory
+        if memory is None or not memory.sent:
+            return
+        held = "".join(str(b.get("text", "")) for m in messages[:1] for b in m["content"] if isinstance(b, dict))
+        memory.keep_only(lambda item: f'<memory path="{item.path}"' in held)
 
 
 def _warning(message: str) -> Notice:

@@ -7,10 +7,19 @@ Pure functions of the history and the session's state, so the chain in :mod:`age
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
+from agentcli.context.memory import MemoryFile
+from agentcli.context.reattach import (
+    MAX_SKILL_CHARS,
+    REMINDER,
+    files_text,
+    fitting_memory,
+    memory_block,
+    plan_text,
+    skill_blocks,
+    todo_text,
+)
 from agentcli.context.tokens import estimate_message, estimate_text
 
 Message = dict[str, Any]
@@ -42,13 +51,11 @@ SUMMARY_HEADER = (
 )
 PROMPT_TAG = "user-message"
 PROMPTS_NOTE = "The user's own messages so far, verbatim (oldest first; the most recent ones if there were many):"
-REMINDER = "<system-reminder>\n{}\n</system-reminder>"
 MAX_PROMPT_CHARS = 4_000
 """One user message kept whole up to this; a longer one keeps its start and end (the cut is marked)."""
 _CUT_NOTE = "\n[… {} characters of this message left out …]\n"
 KEEP_TAIL_MESSAGES = 6
 """The last few messages stay verbatim after a compaction (when they fit the tail budget)."""
-MAX_RECENT_FILES = 5
 _INJECTED_PREFIXES = ("<system-reminder>", "Output token limit hit.", "[Request interrupted by user]")
 
 
@@ -175,37 +182,6 @@ def _recent_prompts(prompts: list[str], budget_tokens: int) -> list[str]:
     return list(reversed(kept))
 
 
-def _todo_text(todos: list[dict[str, Any]]) -> str | None:
-    if not todos:
-        return None
-    lines = [f"- [{item.get('status', 'pending')}] {item.get('content', '')}" for item in todos]
-    return "The current todo list (keep it up to date with TodoWrite):\n" + "\n".join(lines)
-
-
-def _files_text(paths: list[str], budget_tokens: int, tail: list[Message]) -> str | None:
-    """The files read most recently, read again now (they may have changed), within ``budget_tokens``."""
-    shown_in_tail = json.dumps(tail, ensure_ascii=False) if tail else ""
-    parts: list[str] = []
-    used = 0
-    for path in reversed(paths[-MAX_RECENT_FILES:]):
-        if path in shown_in_tail:
-            continue
-        try:
-            with Path(path).open("rb") as handle:
-                data = handle.read(budget_tokens * 4 + 1)
-        except OSError:
-            continue
-        text = data.decode("utf-8", errors="replace")
-        cost = estimate_text(text)
-        if used + cost > budget_tokens:
-            continue
-        used += cost
-        parts.append(f'<file path="{path}">\n{text}\n</file>')
-    if not parts:
-        return None
-    return "Files read earlier in this session, as they are now:\n\n" + "\n\n".join(parts)
-
-
 def continuation_message(
     summary: str,
     prompts: list[str],
@@ -214,15 +190,35 @@ def continuation_message(
     read_files: list[str],
     tail: list[Message],
     budget_tokens: int,
+    skills: list[str] | None = None,
+    memory: list[MemoryFile] | None = None,
+    permission_mode: str = "default",
 ) -> Message:
     """The first user message after a compaction. ``budget_tokens`` bounds the user's messages and, separately,
-    the files read again; the summary is always whole (memory files come back with the user context)."""
+    what is put back for the work to go on (:mod:`agentcli.context.reattach`): the skills loaded (at most half),
+    then the nested memory files given so far (those that fit: see :func:`reattached_memory`), then the files read
+    last. The summary is always whole; the project's memory files come back with the user context."""
     blocks = [{"type": "text", "text": f"{SUMMARY_HEADER}\n\n<summary>\n{summary}\n</summary>"}]
     kept = _recent_prompts(prompts, budget_tokens)
     if kept:
         blocks.append({"type": "text", "text": PROMPTS_NOTE})
         blocks += [{"type": "text", "text": f"<{PROMPT_TAG}>\n{text}\n</{PROMPT_TAG}>"} for text in kept]
-    for extra in (_todo_text(todos), _files_text(read_files, budget_tokens, tail)):
+    carried, used = skill_blocks([cut_middle(text, MAX_SKILL_CHARS) for text in skills or []], budget_tokens // 2)
+    given = reattached_memory(memory or [], budget_tokens - used)
+    memory_text = memory_block(given)
+    used += estimate_text(memory_text) if memory_text else 0
+    for extra in (plan_text(permission_mode), todo_text(todos)):
         if extra:
             blocks.append({"type": "text", "text": REMINDER.format(extra)})
+    blocks += [{"type": "text", "text": text} for text in carried]
+    if memory_text:
+        blocks.append({"type": "text", "text": memory_text})
+    files = files_text(read_files, budget_tokens - used, tail)
+    if files:
+        blocks.append({"type": "text", "text": REMINDER.format(files)})
     return {"role": "user", "content": blocks}
+
+
+def reattached_memory(memory: list[MemoryFile], budget_tokens: int) -> list[MemoryFile]:
+    """The nested memory files a continuation with this budget (left after the skills) puts back."""
+    return fitting_memory(memory, budget_tokens // 2)

@@ -15,12 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.config.paths import sessions_dir
-from agentcli.session.file_state import rebuild_read_files
 from agentcli.session.listing import SUFFIX, find_elsewhere, find_session, latest_session
 from agentcli.session.load import REPAIR_SUBTYPE, last_boundary, load_transcript
 from agentcli.session.redact import Redactor, secret_values
 from agentcli.session.store import TranscriptBusy, TranscriptStore
-from agentcli.tools.base import FileSnapshot
+from agentcli.session.tool_state import ToolState, rebuild_tool_state
 
 Message = dict[str, Any]
 
@@ -85,8 +84,8 @@ class OpenedSession:
     warnings: list[str] = field(default_factory=list)
     resumed_from: str | None = None
     """The session this one continues (itself, or the original of a fork); None for a new session."""
-    read_files: dict[str, FileSnapshot] = field(default_factory=dict)
-    """What the model had read (:mod:`agentcli.session.file_state`): Edit and Write go on from it."""
+    tools: ToolState = field(default_factory=ToolState)
+    """What the model had read and its todo list (:mod:`agentcli.session.tool_state`): the tools go on from it."""
 
     def close(self) -> None:
         self.store.close()
@@ -181,8 +180,8 @@ def open_session(  # noqa: C901
         results = transcript.messages[-1]["content"][-len(transcript.dangling) :]
         store.record({"type": "user", "message": {"role": "user", "content": results}, "isSynthetic": True})
     store.flush(durable=True)
-    read_files = rebuild_read_files(source)
-    return OpenedSession(new_id, store, transcript.messages, list(transcript.warnings), old_id, read_files)
+    tools = rebuild_tool_state(source)
+    return OpenedSession(new_id, store, transcript.messages, list(transcript.warnings), old_id, tools)
 
 
 def _new_store(cwd: Path, session_id: str, redactor: Redactor | None, *, exists_ok: bool) -> TranscriptStore:

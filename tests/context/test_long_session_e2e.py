@@ -101,10 +101,11 @@ def test_many_compactions_compose_into_one_summary(run_cli, fake_api, project: P
         assert HOUSE_RULE in sent
         for quoted in _carried(body["messages"][0]):
             assert quoted in PROMPTS, quoted
-    # Bounded: right after a compaction the context is about the same size, the first time and the last.
+    # Bounded: right after a compaction the context is about the same size, the first time and the last (a
+    # compaction that puts a file read earlier back is larger by that file, within the compaction's target).
     after = [requests[n + 1].body for n, r in enumerate(requests[:-1]) if is_summary_request(r.body)]
     sizes = [estimate_input_tokens(body) for body in after]
-    assert max(sizes) < SERVER_WINDOW // 3 and sizes[-1] <= sizes[0] * 1.2, sizes
+    assert max(sizes) < SERVER_WINDOW // 2 and sizes[-1] <= sizes[0] * 1.2, sizes
 
     final = _answered(server)[-1]
     text = json.dumps(final["messages"], ensure_ascii=False)

@@ -1,29 +1,38 @@
-"""What the model has read, carried across ``--resume``/``--continue``: Edit and Write refuse a file the model has
-not read, so a resumed session that forgot its reads would refuse the very file it was working on.
+"""What the session's tools knew, carried across ``--resume``/``--continue``: the files the model has read (Edit
+and Write refuse a file the model has not read, so a resumed session that forgot its reads would refuse the very
+file it was working on) and the todo list (which a compaction puts back).
 
 Two sources, both in the transcript. A compact boundary lists the files read before it, with the modification
-time and size each had when read (written by :func:`boundary_record`), so nothing before the boundary has to be
-read again. After the boundary, every successful Read, Write and Edit result counts as a read at the moment its
-line was written. On resume each file is compared with that moment: a file modified since (by the user, another
-program) gets a snapshot that no longer matches it, so Edit and Write give their usual "modified since it was read"
-error instead of changing what the model has not seen. What the model saw is not kept, only when it saw it.
+time and size each had when read, and the todo list (written by :func:`boundary_record`), so nothing before the
+boundary has to be read again. After the boundary, a TodoWrite replaces the list, and every successful Read,
+Write and Edit result counts as a read at the moment its line was written. On resume each file is compared with
+that moment: a file modified since (by the user, another program) gets a snapshot that no longer matches it, so
+Edit and Write give their usual "modified since it was read" error instead of changing what the model has not
+seen. What the model saw is not kept, only when it saw it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from agentcli.session.load import BOUNDARY_MARKER, last_boundary
-from agentcli.tools.base import FileSnapshot
+from agentcli.tools.base import FileSnapshot, SessionToolState
 
 MAX_FILES = 100
 """The most recently read files a boundary lists (what a model can still be working on)."""
 FILE_TOOLS = frozenset({"Read", "Write", "Edit"})
-_MARKERS = (BOUNDARY_MARKER, b'"filePath"', *(f'"name":"{name}"'.encode() for name in FILE_TOOLS))
+TODO_TOOL = "TodoWrite"
+_MARKERS = (
+    BOUNDARY_MARKER,
+    b'"filePath"',
+    b'"newTodos"',
+    *(f'"name":"{n}"'.encode() for n in (*FILE_TOOLS, TODO_TOOL)),
+)
 """A line holds one of these if it can matter here; other lines are not parsed at all."""
 _MS = 1_000_000
 _UNKNOWN = FileSnapshot(mtime_ns=-1, size=-1)
@@ -32,15 +41,24 @@ _UNKNOWN = FileSnapshot(mtime_ns=-1, size=-1)
 Entry = dict[str, Any]
 
 
-def boundary_record(read_files: dict[str, FileSnapshot]) -> list[dict[str, Any]]:
-    """The files read so far (the latest :data:`MAX_FILES`) as a compact boundary lists them."""
-    recent = list(read_files.items())[-MAX_FILES:]
-    return [{"path": path, "mtimeNs": seen.mtime_ns, "size": seen.size} for path, seen in recent]
+@dataclass
+class ToolState:
+    """What a resumed session's tools start from."""
+
+    read_files: dict[str, FileSnapshot] = field(default_factory=dict)
+    todos: list[dict[str, Any]] = field(default_factory=list)
 
 
-def rebuild_read_files(path: Path) -> dict[str, FileSnapshot]:
-    """The files the model of the session in ``path`` has read, as Edit and Write check them (see the module's
-    docstring); an unreadable transcript gives none."""
+def boundary_record(state: SessionToolState) -> dict[str, Any]:
+    """What a compact boundary lists: the files read so far (the latest :data:`MAX_FILES`) and the todo list."""
+    recent = list(state.read_files.items())[-MAX_FILES:]
+    files = [{"path": path, "mtimeNs": seen.mtime_ns, "size": seen.size} for path, seen in recent]
+    return {"readFiles": files, "todos": list(state.todos)}
+
+
+def rebuild_tool_state(path: Path) -> ToolState:
+    """The read files (as Edit and Write check them, see the module's docstring) and the todo list of the
+    session in ``path``; an unreadable transcript gives neither."""
     replay = _Replay()
     try:
         found = last_boundary(path)
@@ -50,8 +68,8 @@ def rebuild_read_files(path: Path) -> dict[str, FileSnapshot]:
                 if any(marker in raw for marker in _MARKERS):
                     replay.feed(raw)
     except OSError:
-        return {}
-    return replay.snapshots()
+        return ToolState()
+    return ToolState(replay.snapshots(), replay.todos)
 
 
 class _Replay:
@@ -61,7 +79,8 @@ class _Replay:
         self.exact: dict[str, FileSnapshot] = {}
         self.seen_at: dict[str, int] = {}
         self.calls: dict[str, str] = {}
-        """Open Read/Write/Edit calls: tool_use id → tool name."""
+        """Open Read/Write/Edit/TodoWrite calls: tool_use id → tool name."""
+        self.todos: list[dict[str, Any]] = []
 
     def feed(self, raw: bytes) -> None:
         try:
@@ -73,9 +92,11 @@ class _Replay:
         match entry.get("type"):
             case "system" if entry.get("subtype") == "compact_boundary":
                 self._boundary(entry.get("readFiles"))
+                todos = entry.get("todos")
+                self.todos = [t for t in todos if isinstance(t, dict)] if isinstance(todos, list) else []
             case "assistant":
                 for block in _blocks(entry):
-                    if block.get("type") == "tool_use" and block.get("name") in FILE_TOOLS:
+                    if block.get("type") == "tool_use" and block.get("name") in (*FILE_TOOLS, TODO_TOOL):
                         self.calls[str(block.get("id"))] = str(block["name"])
             case "user":
                 self._results(entry)
@@ -93,9 +114,13 @@ class _Replay:
         for block in _blocks(entry):
             if block.get("type") != "tool_result" or block.get("is_error"):
                 continue
-            if self.calls.pop(str(block.get("tool_use_id")), None) is None:
+            name = self.calls.pop(str(block.get("tool_use_id")), None)
+            structured = entry.get("toolUseResult")
+            if name == TODO_TOOL and isinstance(structured, dict) and isinstance(structured.get("newTodos"), list):
+                self.todos = [t for t in structured["newTodos"] if isinstance(t, dict)]
+            if name not in FILE_TOOLS:
                 continue
-            shown = _file_path(entry.get("toolUseResult"))
+            shown = _file_path(structured)
             if shown is not None and when is not None:
                 self.exact.pop(shown, None)
                 self.seen_at.pop(shown, None)  # keep the order of last use
