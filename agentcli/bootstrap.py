@@ -293,7 +293,8 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
     if web_fetch is not None:
         web_fetch.client = client
     if task_tool is not None:
-        _connect_subagents(task_tool, config, Path(store_path).with_suffix("") / "subagents" if store_path else None)
+        transcripts = Path(store_path).with_suffix("") / "subagents" if store_path else None
+        _connect_subagents(task_tool, config, transcripts, session.store.redactor if session is not None else None)
     return QueryEngine(config, session.messages if session is not None else None)
 
 
@@ -349,7 +350,7 @@ def _skill_tool(options: SessionOptions, plugins: Any) -> Any:
     return SkillTool(catalog) if catalog.skills else None
 
 
-def _connect_subagents(task_tool: Any, config: EngineConfig, transcript_dir: Path | None) -> None:
+def _connect_subagents(task_tool: Any, config: EngineConfig, transcript_dir: Path | None, redactor: Any) -> None:
     """Give the Task tool the session's collaborators: sub-agents share its client, tools, rules and hooks."""
     from agentcli.agents.runner import SubagentContext
 
@@ -366,6 +367,7 @@ def _connect_subagents(task_tool: Any, config: EngineConfig, transcript_dir: Pat
         transcript_dir=transcript_dir,
         max_tokens=config.max_tokens,
         user_context=config.user_context,
+        redactor=redactor,
     )
 
 

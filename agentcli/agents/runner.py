@@ -32,6 +32,7 @@ from agentcli.events import (
 from agentcli.hooks.session_hooks import SessionHooks, StopVerdict
 from agentcli.loop.query import query
 from agentcli.loop.state import QueryParams
+from agentcli.session.redact import Redactor
 from agentcli.tools.base import ToolCall, ToolEnv, ToolOutput, ToolRegistry
 from agentcli.tools.permissions import CanUseTool
 
@@ -58,6 +59,8 @@ class SubagentContext:
     max_tokens: int = 32_000
     user_context: str | None = None
     """The session's environment and memory files; a sub-agent gets them at the head of its task, as in Claude Code."""
+    redactor: Redactor | None = None
+    """The session transcript's: a side transcript keeps out the same secrets (None: the environment's)."""
 
 
 class SubagentHooks:
@@ -97,7 +100,9 @@ class _SideTranscript:
             from agentcli.session.store import TranscriptStore
 
             self.path = context.transcript_dir / f"agent-{agent_id}.jsonl"
-            self._store = TranscriptStore(self.path, context.session_id, context.tool_env.project_dir)
+            self._store = TranscriptStore(
+                self.path, context.session_id, context.tool_env.project_dir, redactor=context.redactor
+            )
         self._agent_id = agent_id
 
     def record(self, message: dict[str, Any]) -> None:

@@ -116,6 +116,11 @@ class TranscriptStore:
         self._created = False
         self._dirty = False
 
+    @property
+    def redactor(self) -> Redactor:
+        """What keeps secrets out of this transcript (files written beside it use the same)."""
+        return self._redactor
+
     # -- the Recorder protocol -------------------------------------------------------------------------------------
 
     def record(self, entry: Entry) -> None:

@@ -1,5 +1,6 @@
-"""A session that reads, prints and exports secrets from the environment, settings, files and command output;
-afterwards no file agentcli wrote (transcript, saved tool output, export, prompt history, debug log) holds one."""
+"""A session that reads, prints and exports secrets from the environment, settings, files and command output, in
+its own turns and a sub-agent's; afterwards no file agentcli wrote (transcript, sub-agent transcript, saved tool
+output, checkpoint index, export, prompt history, debug log) holds one."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from agentcli.debuglog import record_exception
 from agentcli.session.export import write_export
 from agentcli.session.redact import Redactor
+from agentcli.ui.rewind import attach_checkpoints, begin_prompt
 from agentcli.ui.history import PromptHistory, default_history_path
 from tests.conftest import collect
 
@@ -48,6 +50,11 @@ def planted(monkeypatch: pytest.MonkeyPatch, project: Path) -> dict[str, str]:
     return values
 
 
+GP = "general-purpose"
+SUBAGENT_COMMAND = "echo $MY_SERVICE_TOKEN; cat .env; head -c 70000 /dev/zero | tr '\\0' d; echo $MY_SERVICE_TOKEN"
+"""A sub-agent's command whose output is long enough to be saved to a file, with secrets at both ends."""
+
+
 def _turn(*calls: tuple[str, str, dict]) -> dict:
     return {
         "content": [
@@ -80,6 +87,22 @@ async def test_no_file_agentcli_writes_keeps_a_secret(
                     ("t5", "Bash", {"command": straddle}),
                     ("t6", "Bash", {"command": "cat .env; head -c 60000 /dev/zero | tr '\\0' c"}),
                 ),
+                _turn(("t7", "Task", {"description": "check", "prompt": f"check {token}", "subagent_type": GP})),
+                _turn(
+                    ("s1", "Bash", {"command": SUBAGENT_COMMAND}), ("s2", "Read", {"file_path": str(project / ".env")})
+                ),
+                {
+                    "content": [
+                        {"type": "text", "text": f"The sub-agent saw {token} and {planted['key in a .env file']}"}
+                    ]
+                },
+                _turn(
+                    (
+                        "t8",
+                        "Edit",
+                        {"file_path": str(project / ".env"), "old_string": "DEBUG=1", "new_string": "DEBUG=0"},
+                    )
+                ),
                 {
                     "content": [
                         {"type": "text", "text": f"Your token is {token} and the key {planted['key in a .env file']}"}
@@ -89,12 +112,19 @@ async def test_no_file_agentcli_writes_keeps_a_secret(
         }
     )
     settings = json.dumps({"env": {"DEPLOY_PASSWORD": planted["password in --settings env"]}})
-    engine = make_engine(server, allowed_tools=["Bash", "Read", "Grep"], settings_flag=settings)
-    messages = await collect(engine, f"check the deploy; my token is {token}")
+    engine = make_engine(server, allowed_tools=["Bash", "Read", "Grep", "Task", "Edit"], settings_flag=settings)
+    attach_checkpoints(engine, project)
+    env_file = (project / ".env").read_bytes()
+    prompt = f"check the deploy; my token is {token}"
+    begin_prompt(engine, prompt)
+    messages = await collect(engine, prompt)
     assert messages[-1]["subtype"] == "success"
     sent = json.dumps([request.body for request in server.requests])
     assert planted["key in a .env file"] in sent and token in sent, "the session really met the secrets"
     assert "characters cut from the middle" in sent
+    subagent_results = [json.dumps(r.body) for r in server.requests if '"tool_use_id": "s1"' in json.dumps(r.body)]
+    assert subagent_results and token in subagent_results[0], "the sub-agent's command printed the token"
+    assert (project / ".env").read_text().endswith("DEBUG=0\n"), "the Edit ran (a checkpoint kept the file)"
 
     export = project / "conversation.md"
     write_export(export, engine.messages)
@@ -110,9 +140,15 @@ async def test_no_file_agentcli_writes_keeps_a_secret(
     assert any(name.endswith(".jsonl") and name != "prompt_history.jsonl" for name in kinds), kinds
     assert "prompt_history.jsonl" in kinds and f"{engine.session_id}.log" in kinds
     assert any("tool-results" in str(path) for path in files), "long output was saved to a file"
+    assert any(path.name == "s1.log" for path in files), "the sub-agent's long output too"
+    assert any(path.name.startswith("agent-") and path.suffix == ".jsonl" for path in files), "a sub-agent transcript"
+    assert any(path.name == "index.json" for path in files), "a checkpoint"
+    # A checkpoint's copy is the user's own file as it was, to be put back byte for byte: private, not redacted.
+    copies = [path for path in files if path.suffix == ".bak"]
+    assert [path.read_bytes() for path in copies] == [env_file] and copies[0].stat().st_mode & 0o777 == 0o600
     planted_files = {project / name for name in (".env", "deploy.py", "id_rsa", ".agentcli/settings.json")}
     for path in files:
-        if path in planted_files:
+        if path in planted_files or path in copies:
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
         for what, value in planted.items():
