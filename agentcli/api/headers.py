@@ -40,27 +40,14 @@ def _platform_name() -> str:
         )
     except Exception:
         return "Unknown"
-    match system:
-        case "ios" | "ipados":
-            return "iOS"
-        case "darwin" if machine.startswith(("iphone", "ipad")):
-            return "iOS"
-        case "darwin":
-            return "MacOS"
-        case "windows":
-            return "Windows"
-        case _ if system == "android" or hasattr(sys, "getandroidapilevel") or "android" in release:
-            return "Android"
-        case "linux":
-            return "Linux"
-        case "freebsd":
-            return "FreeBSD"
-        case "openbsd":
-            return "OpenBSD"
-        case "":
-            return "Unknown"
-        case other:
-            return f"other:{other}"
+    if system in ("ios", "ipados") or machine.startswith(("iphone", "ipad")):
+        return "iOS"
+    if system in ("darwin", "windows"):
+        return "MacOS" if system == "darwin" else "Windows"
+    if system == "android" or hasattr(sys, "getandroidapilevel") or "android" in release:
+        return "Android"
+    named = {"linux": "Linux", "freebsd": "FreeBSD", "openbsd": "OpenBSD"}
+    return named.get(system) or (f"other:{system}" if system else "Unknown")
 
 
 def _architecture() -> str:
@@ -68,17 +55,12 @@ def _architecture() -> str:
         machine = platform.machine().lower()
     except Exception:
         return "unknown"
-    match machine:
-        case "arm64" | "aarch64":
-            return "arm64"
-        case "arm" | "x86_64":
-            return "arm" if machine == "arm" else "x64"
-        case _ if sys.maxsize <= 2**32:
-            return "x32"
-        case "":
-            return "unknown"
-        case _:
-            return f"other:{machine}"
+    named = {"arm64": "arm64", "aarch64": "arm64", "arm": "arm", "x86_64": "x64"}
+    if machine in named:
+        return named[machine]
+    if sys.maxsize <= 2**32:
+        return "x32"
+    return f"other:{machine}" if machine else "unknown"
 
 
 @functools.cache

@@ -298,3 +298,38 @@ async def test_proxies_come_from_the_environment_as_the_sdk_reads_them(monkeypat
         theirs, ours, _, _ = await sent_by_both(direct, credentials, growing_conversation()[:1])
         assert ours[0].head == theirs[0].head
         assert len(proxy.requests) == 2
+
+
+def test_the_client_describes_itself_as_the_installed_sdk_does():
+    from anthropic._base_client import platform_headers
+    from anthropic._constants import ANTHROPIC_API_VERSION
+
+    from agentcli.api import headers
+
+    assert headers.API_VERSION == ANTHROPIC_API_VERSION
+    assert headers.sdk_version() == anthropic.__version__
+    assert dict(headers._platform_headers(anthropic.__version__)) == platform_headers(
+        anthropic.__version__, platform=None
+    )
+
+
+@pytest.mark.parametrize(
+    "no_proxy",
+    [
+        "",
+        "*",
+        "localhost,127.0.0.1",
+        "::1,fe80::/10,10.0.0.0/8",
+        "example.com, .corp.example ,http://plain.example",
+        "a,*",
+    ],
+)
+def test_proxy_mounts_are_read_from_the_environment_as_the_sdk_reads_them(monkeypatch, no_proxy: str):
+    from anthropic._utils._httpx import get_environment_proxies
+
+    from agentcli.api.transport import environment_proxies
+
+    monkeypatch.setenv("HTTPS_PROXY", "proxy.example:3128")
+    monkeypatch.setenv("HTTP_PROXY", "http://proxy.example:3128")
+    monkeypatch.setenv("NO_PROXY", no_proxy)
+    assert environment_proxies() == dict(get_environment_proxies())
