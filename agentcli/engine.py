@@ -20,8 +20,9 @@ from agentcli.context.conversation import Conversation
 from agentcli.context.user_context import has_user_context, with_user_context
 from agentcli.debuglog import record_exception
 from agentcli.engine_config import EngineConfig, Recorder, SessionService
+from agentcli.engine_endings import loop_ended
 from agentcli.engine_messages import Outbox
-from agentcli.engine_rejected import REJECTED_STATUSES, TAKEN_BACK, take_back
+from agentcli.engine_rejected import TAKEN_BACK, take_back
 from agentcli.events import (
     AssistantTurn,
     Compacted,
@@ -346,27 +347,11 @@ class QueryEngine:
                     self._record(out)
                     yield out
                 elif isinstance(event, LoopEnded):
-                    ending["terminal_reason"] = sdk.TERMINAL_REASONS.get(event.reason, event.reason)
-                    if event.status is not None:
-                        ending["api_error_status"] = event.status
-                    rejected = event.reason == "model_error" and event.status in REJECTED_STATUSES
-                    if event.reason == "stop_hook_prevented":
-                        yield self.outbox.warning(f"Stopped by hook: {event.error}")
-                    elif event.reason == "hook_stopped":
-                        subtype = "error_during_execution"
-                        errors.append(f"Stopped by hook: {event.error}")
-                    elif event.reason == "max_turns":
-                        subtype = "error_max_turns"
-                        errors.append(f"Reached maximum number of turns ({self.config.max_turns})")
-                    elif event.reason != "completed":
-                        subtype = "error_during_execution"
-                        errors.append(event.error or event.reason)
-                        if event.reason in ("model_error", "prompt_too_long"):
-                            ending["api_error"] = f"API Error: {event.error or event.reason}"
-                        if event.error:
-                            error_message = self._api_error(event.error)
-                            self._record(error_message)
-                            yield error_message
+                    ended = loop_ended(event, self.outbox, self.config.max_turns, ending, errors)
+                    subtype = ended.subtype or subtype
+                    rejected = ended.rejected
+                    for out in ended.messages:
+                        yield out
         except asyncio.CancelledError:
             if not self._interrupted:
                 # Cancelled from outside (the face is going away): still leave a conversation the API accepts.
