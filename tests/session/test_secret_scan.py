@@ -14,8 +14,8 @@ import pytest
 from agentcli.debuglog import record_exception
 from agentcli.session.export import write_export
 from agentcli.session.redact import Redactor
-from agentcli.ui.rewind import attach_checkpoints, begin_prompt
 from agentcli.ui.history import PromptHistory, default_history_path
+from agentcli.ui.rewind import attach_checkpoints, begin_prompt
 from tests.conftest import collect
 
 
