@@ -34,7 +34,7 @@ from agentcli.session.redact import remember_secrets, secret_values
 from agentcli.tools.background import BackgroundShells
 from agentcli.tools.base import Tool, ToolEnv
 from agentcli.tools.paths import resolve as resolve_path
-from agentcli.tools.permissions import AskUser, PermissionPolicy
+from agentcli.tools.permissions import AskUser, CanUseTool, PermissionPolicy
 from agentcli.tools.registry import default_registry
 from agentcli.tools.rules import RuleSources, parse_rule_args
 from agentcli.tools.sandbox import INSTALL_HINT, Sandbox, SandboxConfig, probe, sandboxed_hook
@@ -292,10 +292,12 @@ def build_engine(options: SessionOptions, credentials: Credentials) -> QueryEngi
         hooks.runner.transcript_path = str(store_path) if store_path else None
     if web_fetch is not None:
         web_fetch.client = client
+    engine = QueryEngine(config, session.messages if session is not None else None)
     if task_tool is not None:
         transcripts = Path(store_path).with_suffix("") / "subagents" if store_path else None
-        _connect_subagents(task_tool, config, transcripts, session.store.redactor if session is not None else None)
-    return QueryEngine(config, session.messages if session is not None else None)
+        redactor = session.store.redactor if session is not None else None
+        _connect_subagents(task_tool, config, engine.can_use_tool, transcripts, redactor)
+    return engine
 
 
 def _session_tools(options: SessionOptions) -> list[Tool]:
@@ -350,8 +352,11 @@ def _skill_tool(options: SessionOptions, plugins: Any) -> Any:
     return SkillTool(catalog) if catalog.skills else None
 
 
-def _connect_subagents(task_tool: Any, config: EngineConfig, transcript_dir: Path | None, redactor: Any) -> None:
-    """Give the Task tool the session's collaborators: sub-agents share its client, tools, rules and hooks."""
+def _connect_subagents(
+    task_tool: Any, config: EngineConfig, gate: CanUseTool, transcript_dir: Path | None, redactor: Any
+) -> None:
+    """Give the Task tool the session's collaborators: sub-agents share its client, tools, rules and hooks, and ask
+    through the engine's ``gate``, so their denials are the session's too."""
     from agentcli.agents.runner import SubagentContext
 
     task_tool.context = SubagentContext(
@@ -361,7 +366,7 @@ def _connect_subagents(task_tool: Any, config: EngineConfig, transcript_dir: Pat
         model=config.model,
         catalog=task_tool.catalog,
         session_id=config.session_id,
-        can_use_tool=config.can_use_tool,
+        can_use_tool=gate,
         retry_policy=config.retry_policy,
         hooks=config.hooks,
         transcript_dir=transcript_dir,

@@ -101,7 +101,8 @@ class QueryEngine:
 
     # -- permissions -----------------------------------------------------------------------------------------------
 
-    async def _can_use_tool(self, tool: Tool, tool_input: dict[str, Any], call: ToolCall) -> PermissionDecision:
+    async def can_use_tool(self, tool: Tool, tool_input: dict[str, Any], call: ToolCall) -> PermissionDecision:
+        """The session's permission gate, noting each denial for the result message; its sub-agents ask it too."""
         decision = await self.config.can_use_tool(tool, tool_input, call)
         if decision.behavior != "allow":
             self.permission_denials.append(
@@ -230,12 +231,12 @@ class QueryEngine:
             self._user_context_pending = False
             user_param = with_user_context(user_param, self.config.user_context)
         model = getattr(self.config.commands, "turn_model", None) or self.config.model  # a command's `model:`
-        refusal = self.compactor.prompt_refusal(user_param, self._request(model))
-        if refusal is not None:  # too long on its own: no request carries it, the history does not keep it
+        too_long = self.compactor.prompt_refusal(user_param, self._request(model))
+        if too_long is not None:  # too long on its own: no request carries it, the history does not keep it
             self._user_context_pending = bool(self.config.user_context) and not has_user_context(self.messages)
-            yield self.outbox.warning(refusal)
+            yield self.outbox.warning(too_long)
             result = self._result(
-                "error_during_execution", 0, started, 0.0, "", None, [refusal], {"terminal_reason": "prompt_too_long"}
+                "error_during_execution", 0, started, 0.0, "", None, [too_long], {"terminal_reason": "prompt_too_long"}
             )
             self._record(result)
             yield result
@@ -255,7 +256,7 @@ class QueryEngine:
             system=self.config.system_prompt,
             max_tokens=self.config.max_tokens,
             max_turns=self.config.max_turns,
-            can_use_tool=self._can_use_tool,
+            can_use_tool=self.can_use_tool,
             retry_policy=self.config.retry_policy,
             hooks=hooks,
             thinking=self.config.thinking,
@@ -362,7 +363,8 @@ class QueryEngine:
             errors.append("Interrupted by user")
             interrupted = True
             ending["terminal_reason"] = "aborted_tools" if tools_running else "aborted_streaming"
-            asyncio.current_task().uncancel()  # type: ignore[union-attr]
+            if (task := asyncio.current_task()) is not None:
+                task.uncancel()
         except Exception as exc:
             subtype = "error_during_execution"
             log = record_exception(exc, self.session_id)
