@@ -14,7 +14,9 @@ import pytest
 from tests.waiting import DEADLINE_S, wait_until
 
 
-def _serve(server: socket.socket, accepted: list[bytes]) -> threading.Thread:
+def serve_connections(server: socket.socket, accepted: list[bytes]) -> threading.Thread:
+    """Accept connections on ``server`` in a thread, noting the first bytes of each."""
+
     def serve() -> None:
         while True:
             try:
@@ -45,7 +47,7 @@ def unix_server(hermetic_home: Path) -> Iterator[tuple[str, list[bytes]]]:
     server.bind(path)
     server.listen()
     accepted: list[bytes] = []
-    thread = _serve(server, accepted)
+    thread = serve_connections(server, accepted)
     yield path, accepted
     _stop(server, thread)
 
@@ -58,7 +60,7 @@ def abstract_server() -> Iterator[tuple[str, list[bytes]]]:
     server.bind("\0" + name)
     server.listen()
     accepted: list[bytes] = []
-    thread = _serve(server, accepted)
+    thread = serve_connections(server, accepted)
     yield name, accepted
     _stop(server, thread)
 

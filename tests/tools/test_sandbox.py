@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from agentcli.tools.base import ToolEnv
 from agentcli.tools.sandbox import Sandbox, SandboxConfig
 from tests.conftest import collect
 from tests.processes import running_with, sleep_seconds
-from tests.tools.sandbox_fixtures import gone
+from tests.tools.sandbox_fixtures import gone, serve_connections
 from tests.waiting import DEADLINE_S, until, wait_until
 
 
@@ -27,18 +26,7 @@ def listener() -> Iterator[tuple[int, list[bytes]]]:
     server.bind(("127.0.0.1", 0))
     server.listen()
     received: list[bytes] = []
-
-    def serve() -> None:
-        while True:
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                return
-            with conn:
-                received.append(conn.recv(100))
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
+    thread = serve_connections(server, received)
     yield server.getsockname()[1], received
     server.shutdown(socket.SHUT_RDWR)  # wakes the blocked accept(); close() alone would leave it waiting
     server.close()
