@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from agentcli.engine import QueryEngine
 from agentcli.loop.repair import sendable
+from agentcli.ui.frame_writer import FrameWriter, paced, undelivered_note
 from agentcli.ui.signals import exit_status, install
 
 EXIT_INTERRUPTED = 130
@@ -49,6 +50,7 @@ def _plain(value: object) -> str:
 
 async def _run(engine: QueryEngine, prompt: str, output_format: str, verbose: bool, out: TextIO, err: TextIO) -> int:
     ended_by: list[int] = []
+    writer = FrameWriter(out)
 
     def on_signal(signum: int) -> None:
         ended_by.append(signum)
@@ -56,6 +58,7 @@ async def _run(engine: QueryEngine, prompt: str, output_format: str, verbose: bo
             if signum == signal.SIGINT:
                 err.write("agentcli: interrupting (press ctrl+c again to quit at once)\n")
                 err.flush()
+            writer.release()
             engine.interrupt()
         else:
             with contextlib.suppress(OSError, ValueError):
@@ -64,7 +67,9 @@ async def _run(engine: QueryEngine, prompt: str, output_format: str, verbose: bo
 
     remove_handlers = install(on_signal)
     try:
-        code = await _print_run(engine, prompt, output_format, verbose, out, err)
+        code = await _print_run(engine, prompt, output_format, verbose, writer, err)
+        if dropped := await writer.finish():
+            err.write(f"agentcli: {undelivered_note(dropped)}\n")
     except (BrokenPipeError, OSError) as exc:
         if not ended_by and not isinstance(exc, BrokenPipeError):
             raise
@@ -78,20 +83,17 @@ async def _run(engine: QueryEngine, prompt: str, output_format: str, verbose: bo
 
 
 async def _print_run(
-    engine: QueryEngine, prompt: str, output_format: str, verbose: bool, out: TextIO, err: TextIO
+    engine: QueryEngine, prompt: str, output_format: str, verbose: bool, out: FrameWriter, err: TextIO
 ) -> int:
     result: dict[str, Any] | None = None
     write = out.write
     command = COMPACT_COMMAND.match(prompt)
-    async with contextlib.aclosing(
-        _compact_run(engine, command.group("focus")) if command else engine.submit_message(prompt)
-    ) as messages:
+    source = _compact_run(engine, command.group("focus")) if command else engine.submit_message(prompt)
+    async with contextlib.aclosing(paced(source, out.room)) as messages:
         async for message in messages:
             kind = message["type"]
             if output_format == "stream-json":
                 write(_dumps(message) + "\n")
-                if kind != "stream_event":
-                    out.flush()
             elif verbose and output_format == "text":
                 _describe(message, err)
             elif output_format == "text" and kind == "system" and message.get("subtype") == "warning":
@@ -110,7 +112,6 @@ async def _print_run(
                 write(_plain(result["result"]) + "\n")
         else:
             write(_plain(result["result"]) + "\n")
-    out.flush()
     return 1 if result["is_error"] else 0
 
 

@@ -1,5 +1,6 @@
 """Both pipes of the protocol: stdin read on a thread (it may be a pipe, a file or a socket), stdout written one
-JSON line at a time, and the control requests agentcli sends to the driving program, matched to their answers."""
+JSON line at a time by a thread (see :mod:`agentcli.ui.frame_writer`), and the control requests agentcli sends to
+the driving program, matched to their answers."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, BinaryIO, TextIO
 
+from agentcli.ui.frame_writer import FrameWriter
 from agentcli.ui.protocol.frames import ControlReply, Message, control_cancel, control_request
 
 
@@ -25,16 +27,21 @@ def dumps(message: Message) -> str:
 
 class Channel:
     def __init__(self, out: TextIO) -> None:
-        self._out = out
+        self.writer = FrameWriter(out)
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._ids = itertools.count(1)
         self.closed = False
         """Set once stdin has ended: nothing sent from then on can be answered."""
 
     def send(self, message: Message) -> None:
-        self._out.write(dumps(message) + "\n")
-        if message.get("type") != "stream_event":
-            self._out.flush()
+        """Queue one line; never blocks (what a turn sends is paced by :meth:`FrameWriter.room`)."""
+        self.writer.write(dumps(message) + "\n")
+
+    async def put(self, message: Message) -> None:
+        """Send once the output has room: for what the driving program asks for, so asking without reading
+        cannot pile answers up."""
+        await self.writer.room()
+        self.send(message)
 
     async def request(self, body: Message) -> dict[str, Any]:
         """Ask the driving program and wait for its answer; cancelling the wait cancels the request on its side."""

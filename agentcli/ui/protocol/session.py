@@ -14,6 +14,7 @@ from typing import Any, BinaryIO, TextIO
 from agentcli.api.client import Credentials
 from agentcli.bootstrap import SessionOptions, build_engine
 from agentcli.engine import QueryEngine
+from agentcli.ui.frame_writer import paced, undelivered_note
 from agentcli.ui.protocol import commands
 from agentcli.ui.protocol.channel import MAX_LINE_BYTES, Channel, LineTooLong, read_lines
 from agentcli.ui.protocol.frames import (
@@ -121,6 +122,7 @@ class ProtocolFace:
     def stop(self) -> None:
         """End the session on a signal: the running turn is interrupted and no queued one starts."""
         self.stopping = True
+        self.channel.writer.release()
         self.interrupt()
         self.queue.put_nowait(None)
 
@@ -234,9 +236,9 @@ class ProtocolFace:
         except asyncio.CancelledError:
             return
         except Exception as exc:
-            self.channel.send(control_error(frame.request_id, str(exc) or type(exc).__name__))
+            await self.channel.put(control_error(frame.request_id, str(exc) or type(exc).__name__))
             return
-        self.channel.send(control_success(frame.request_id, response))
+        await self.channel.put(control_success(frame.request_id, response))
 
     # -- turns -----------------------------------------------------------------------------------------------
 
@@ -281,7 +283,7 @@ class ProtocolFace:
 
         begin_prompt(engine, content, message_id)  # rewind_files names the prompt by this id
         try:
-            async with contextlib.aclosing(engine.submit_message(content)) as messages:
+            async with contextlib.aclosing(paced(engine.submit_message(content), self.channel.writer.room)) as messages:
                 async for message in messages:
                     self.emit(message, frame)
         finally:
@@ -343,6 +345,8 @@ def run_protocol(
         remove_handlers = install(on_signal)
         try:
             code = await face.serve(sys.stdin.buffer)
+            if dropped := await face.channel.writer.finish():
+                face.note(undelivered_note(dropped))
         finally:
             remove_handlers()
         return exit_status(ended_by[0]) if ended_by else code
